@@ -1,0 +1,1 @@
+//! Calculator tool (in progress).

@@ -1,0 +1,1 @@
+//! Workspace file tool (in progress).

@@ -1,0 +1,23 @@
+//! Toolscope engine: everything the desktop app and the CLI do, with no UI and no tauri.
+//!
+//! The pipeline mirrors the tool-calling cycle of a chat agent:
+//! [`registry`] holds tools, [`discovery`] shows what a model may call and renders prompts,
+//! [`protocol`] + [`parser`] turn a model reply into requests, [`executor`] runs them,
+//! [`cycle`] chains the three and [`history`] records every run durably.
+
+pub mod builtin;
+pub mod config;
+pub mod cycle;
+pub mod discovery;
+pub mod executor;
+pub mod history;
+pub mod parser;
+pub mod protocol;
+pub mod registry;
+pub mod tool;
+pub mod types;
+
+pub use config::ToolCallConfig;
+pub use registry::{Registry, RegistryError};
+pub use tool::{BoxFuture, CallContext, Tool, ToolFailure};
+pub use types::*;

@@ -1,0 +1,62 @@
+//! The interface every tool provider implements (built-in, HTTP, MCP, WASM).
+//!
+//! Kept object-safe and free of async-trait so the registry can hold `Arc<dyn Tool>` and the
+//! executor can drive any provider the same way: timeout, cancellation and panics are handled
+//! once, in the executor, not by each tool.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::types::ToolInfo;
+
+/// A boxed, sendable future; the return type of [`Tool::call`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a running call can see besides its arguments.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// Cancelled when the run is cancelled or times out. Tools with side effects outside the
+    /// process (a remote server) watch it to propagate the cancel; in-process tools may ignore it
+    /// because the executor drops their future anyway.
+    pub cancel: CancellationToken,
+    /// Id of the request being executed, for tools that log or correlate.
+    pub request_id: String,
+}
+
+/// A failure reported by the tool itself.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolFailure {
+    /// The tool ran and failed (file missing, bad expression, ...).
+    #[error("{0}")]
+    Failed(String),
+    /// The tool could not be reached (process died, connection refused, ...).
+    #[error("{0}")]
+    Transport(String),
+    /// The tool does not have this method although its metadata listed it.
+    #[error("method '{0}' is not implemented by this tool")]
+    UnknownMethod(String),
+}
+
+impl ToolFailure {
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self::Failed(message.into())
+    }
+}
+
+/// A registered unit with methods.
+pub trait Tool: Send + Sync {
+    /// Identity and metadata. Called at registration; the registry keeps a snapshot.
+    fn info(&self) -> ToolInfo;
+
+    /// Runs `method` with validated `args`. Returns a JSON value: a string is used verbatim,
+    /// anything else is serialised as JSON for the model.
+    fn call<'a>(
+        &'a self,
+        method: &'a str,
+        args: Map<String, Value>,
+        ctx: CallContext,
+    ) -> BoxFuture<'a, Result<Value, ToolFailure>>;
+}

@@ -1,0 +1,1 @@
+fn main() { toolscope_app::run() }
