@@ -1,1 +1,263 @@
-//! placeholder
+//! The tool-call cycle (seed 000 §4.6): parse a reply → execute its requests → format the
+//! results for the same protocol → record every run under one parent id (seed 001 §5).
+
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::executor::Executor;
+use crate::history::{History, HistoryEntry, RecordedRequest};
+use crate::parser::{self, ParseReport, ParserError};
+use crate::protocol::ProtocolSet;
+use crate::types::{
+    ErrorKind, ExecutionError, ExecutionStatus, ParsedToolRequest, ToolExecutionResult,
+};
+
+/// How one cycle runs.
+#[derive(Debug, Clone)]
+pub struct CycleOptions<'a> {
+    /// A protocol id, or `None` / `"auto"` to detect it.
+    pub format: Option<&'a str>,
+    /// Requests beyond this many are not executed (seed 002's `max_total_tool_calls`).
+    pub max_calls: usize,
+    /// Written into every history entry (`cli`, `app`, ...).
+    pub origin: &'a str,
+}
+
+impl Default for CycleOptions<'_> {
+    fn default() -> Self {
+        Self {
+            format: None,
+            max_calls: 32,
+            origin: "cycle",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CycleOutcome {
+    /// Parent id of every history entry of this cycle.
+    pub cycle_id: String,
+    pub has_tool_requests: bool,
+    pub parse: ParseReport,
+    pub results: Vec<ToolExecutionResult>,
+    /// The results rendered by the reply's protocol, ready to feed back to the model.
+    pub formatted_results: String,
+    /// Runs that could not be recorded (the cycle itself still succeeded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history_errors: Vec<String>,
+}
+
+impl CycleOutcome {
+    pub fn all_succeeded(&self) -> bool {
+        self.results.iter().all(ToolExecutionResult::is_success)
+    }
+}
+
+/// Runs one cycle over `reply`. Fails only when a named format is unknown.
+pub async fn run_cycle(
+    reply: &str,
+    options: &CycleOptions<'_>,
+    protocols: &ProtocolSet,
+    executor: &Executor,
+    history: Option<&History>,
+    cancel: &CancellationToken,
+) -> Result<CycleOutcome, ParserError> {
+    let parse = parser::parse(protocols, reply, options.format)?;
+    let cycle_id = uuid::Uuid::new_v4().to_string();
+    let allowed = parse.requests.len().min(options.max_calls);
+    let mut results = executor
+        .execute_all(&parse.requests[..allowed], cancel)
+        .await;
+    results.extend(
+        parse.requests[allowed..]
+            .iter()
+            .map(|request| over_limit(request, options.max_calls)),
+    );
+    let formatted_results = if results.is_empty() {
+        String::new()
+    } else {
+        protocols
+            .get(&parse.format)
+            .map(|p| p.format_tool_results(&results))
+            .unwrap_or_default()
+    };
+    let history_errors = history
+        .map(|history| {
+            record(
+                history,
+                &cycle_id,
+                options.origin,
+                &parse.requests,
+                &results,
+            )
+        })
+        .unwrap_or_default();
+    Ok(CycleOutcome {
+        cycle_id,
+        has_tool_requests: !parse.requests.is_empty(),
+        parse,
+        results,
+        formatted_results,
+        history_errors,
+    })
+}
+
+fn over_limit(request: &ParsedToolRequest, max_calls: usize) -> ToolExecutionResult {
+    let message = format!("not executed: a reply may make at most {max_calls} tool calls");
+    ToolExecutionResult {
+        request_id: request.request_id.clone(),
+        tool_name: request.tool_name.clone(),
+        status: ExecutionStatus::Error,
+        result: message.clone(),
+        duration_ms: 0.0,
+        error: Some(ExecutionError {
+            kind: ErrorKind::Denied,
+            message,
+            issues: Vec::new(),
+        }),
+        truncated: None,
+    }
+}
+
+fn record(
+    history: &History,
+    cycle_id: &str,
+    origin: &str,
+    requests: &[ParsedToolRequest],
+    results: &[ToolExecutionResult],
+) -> Vec<String> {
+    requests
+        .iter()
+        .zip(results)
+        .filter_map(|(request, result)| {
+            let entry = HistoryEntry::new(
+                Some(cycle_id.to_owned()),
+                origin,
+                RecordedRequest::from(request),
+                result.clone(),
+            );
+            history.append(&entry).err().map(|e| e.to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::executor::ExecutorOptions;
+    use crate::registry::tests::{fixture, method};
+    use crate::registry::Registry;
+    use crate::types::Annotations;
+
+    fn executor() -> Executor {
+        let registry = Arc::new(Registry::new());
+        let mut say = method("say", true);
+        say.annotations = Annotations {
+            read_only: Some(true),
+            ..Default::default()
+        };
+        registry
+            .register(fixture("echo", vec![say]))
+            .expect("registers");
+        Executor::new(registry, ExecutorOptions::default())
+    }
+
+    const REPLY: &str = "Sure.\n<<<[TOOL_REQUEST]>>>\ntool_name:「始」echo_say「末」\nrequest_id:「始」a「末」\ntext:「始」hi「末」\n<<<[END_TOOL_REQUEST]>>>\n<<<[TOOL_REQUEST]>>>\ntool_name:「始」echo_nope「末」\nrequest_id:「始」b「末」\n<<<[END_TOOL_REQUEST]>>>";
+
+    #[tokio::test]
+    async fn parses_executes_formats_and_records() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (history, _) = History::open(dir.path().join("h.jsonl")).expect("open");
+        let outcome = run_cycle(
+            REPLY,
+            &CycleOptions::default(),
+            &ProtocolSet::standard(),
+            &executor(),
+            Some(&history),
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("auto format");
+        assert!(outcome.has_tool_requests);
+        assert_eq!(outcome.parse.format, "vcp");
+        assert_eq!(outcome.results.len(), 2);
+        assert!(outcome.results[0].is_success());
+        assert_eq!(outcome.results[0].result, r#"{"text":"hi"}"#);
+        assert_eq!(
+            outcome.results[1].error_kind(),
+            Some(ErrorKind::MethodNotFound)
+        );
+        assert!(outcome
+            .formatted_results
+            .contains("request_id:「始」a「末」"));
+        assert!(outcome
+            .formatted_results
+            .contains("error_kind:「始」method_not_found「末」"));
+        assert!(!outcome.all_succeeded());
+
+        let loaded = History::load(history.path()).expect("load");
+        assert_eq!(loaded.entries.len(), 2);
+        assert!(loaded
+            .entries
+            .iter()
+            .all(|e| e.parent_id.as_deref() == Some(outcome.cycle_id.as_str())));
+        assert_eq!(loaded.entries[0].request.request_id, "a");
+        assert_eq!(loaded.entries[1].result.request_id, "b");
+    }
+
+    #[tokio::test]
+    async fn no_requests_means_no_results() {
+        let outcome = run_cycle(
+            "just talk",
+            &CycleOptions::default(),
+            &ProtocolSet::standard(),
+            &executor(),
+            None,
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("auto");
+        assert!(!outcome.has_tool_requests);
+        assert!(outcome.results.is_empty());
+        assert!(outcome.formatted_results.is_empty());
+    }
+
+    #[tokio::test]
+    async fn calls_over_the_limit_are_not_executed() {
+        let outcome = run_cycle(
+            REPLY,
+            &CycleOptions {
+                max_calls: 1,
+                ..Default::default()
+            },
+            &ProtocolSet::standard(),
+            &executor(),
+            None,
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("auto");
+        assert!(outcome.results[0].is_success());
+        assert_eq!(outcome.results[1].error_kind(), Some(ErrorKind::Denied));
+        assert!(outcome.results[1].result.contains("at most 1"));
+    }
+
+    #[tokio::test]
+    async fn unknown_format_is_an_error() {
+        let err = run_cycle(
+            REPLY,
+            &CycleOptions {
+                format: Some("klingon"),
+                ..Default::default()
+            },
+            &ProtocolSet::standard(),
+            &executor(),
+            None,
+            &CancellationToken::new(),
+        )
+        .await;
+        assert!(matches!(err, Err(ParserError::UnknownFormat { .. })));
+    }
+}

@@ -1,1 +1,189 @@
-//! placeholder
+//! The parser facade (seed 000 §4.4): picks the protocol, never panics, always answers.
+//!
+//! Protocols are expected not to panic; this layer still catches a panic and turns it into an
+//! `internal_error` diagnostic, so a parser bug costs one reply's parse, never the app.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::{Protocol, ProtocolSet};
+use crate::types::{Diagnostic, DiagnosticCode, ParseOutput, ParsedToolRequest, Severity, Span};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParserError {
+    #[error("unknown format '{requested}' (known: auto, {known})")]
+    UnknownFormat { requested: String, known: String },
+}
+
+/// The outcome of parsing one reply, with the format that produced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParseReport {
+    /// Protocol id that produced the requests (the chosen one for a named format).
+    pub format: String,
+    /// True when the format was detected rather than named.
+    pub detected: bool,
+    pub requests: Vec<ParsedToolRequest>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ParseReport {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Parses `text` with the named protocol, or detects it when `format` is `None` or `"auto"`.
+pub fn parse(
+    protocols: &ProtocolSet,
+    text: &str,
+    format: Option<&str>,
+) -> Result<ParseReport, ParserError> {
+    match format.filter(|f| !f.eq_ignore_ascii_case("auto")) {
+        Some(name) => {
+            let protocol = protocols
+                .get(name)
+                .ok_or_else(|| ParserError::UnknownFormat {
+                    requested: name.to_owned(),
+                    known: protocols.ids().join(", "),
+                })?;
+            let output = parse_guarded(protocol.as_ref(), text);
+            Ok(report(protocol.id(), false, output))
+        }
+        None => Ok(detect(protocols, text)),
+    }
+}
+
+/// Runs every protocol; the first (in priority order) that finds requests wins, and any other
+/// that also found some is named in a warning instead of being dropped silently.
+fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
+    let mut outcomes: Vec<(&'static str, ParseOutput)> = protocols
+        .iter()
+        .map(|p| (p.id(), parse_guarded(p.as_ref(), text)))
+        .collect();
+    let matched: Vec<usize> = outcomes
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, out))| !out.requests.is_empty())
+        .map(|(i, _)| i)
+        .collect();
+    let chosen = matched.first().copied().unwrap_or(0);
+    let also: Vec<&'static str> = matched.iter().skip(1).map(|&i| outcomes[i].0).collect();
+    if outcomes.is_empty() {
+        return report("none", true, ParseOutput::default());
+    }
+    let (id, mut output) = outcomes.swap_remove(chosen);
+    if !also.is_empty() {
+        output.diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            code: DiagnosticCode::StrayText,
+            message: format!(
+                "reply also contains calls in format(s) {}; showing '{id}' — name a format to choose",
+                also.join(", ")
+            ),
+            span: Span::new(0, text.len()),
+        });
+    }
+    report(id, true, output)
+}
+
+fn parse_guarded(protocol: &dyn Protocol, text: &str) -> ParseOutput {
+    catch_unwind(AssertUnwindSafe(|| protocol.parse_tool_requests(text))).unwrap_or_else(|_| {
+        ParseOutput {
+            requests: Vec::new(),
+            diagnostics: vec![Diagnostic {
+                severity: Severity::Error,
+                code: DiagnosticCode::InternalError,
+                message: format!(
+                    "the {} parser failed internally on this reply; please report it",
+                    protocol.id()
+                ),
+                span: Span::new(0, text.len()),
+            }],
+        }
+    })
+}
+
+fn report(format: &str, detected: bool, output: ParseOutput) -> ParseReport {
+    ParseReport {
+        format: format.to_owned(),
+        detected,
+        requests: output.requests,
+        diagnostics: output.diagnostics,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ToolDefinitionInput;
+    use crate::types::ToolExecutionResult;
+
+    struct Exploding;
+    impl Protocol for Exploding {
+        fn id(&self) -> &'static str {
+            "exploding"
+        }
+        fn label(&self) -> &'static str {
+            "always panics"
+        }
+        fn generate_tool_definitions(&self, _: &[ToolDefinitionInput]) -> String {
+            String::new()
+        }
+        fn parse_tool_requests(&self, _: &str) -> ParseOutput {
+            panic!("parser bug")
+        }
+        fn format_tool_results(&self, _: &[ToolExecutionResult]) -> String {
+            String::new()
+        }
+    }
+
+    const REPLY: &str =
+        "ok\n<<<[TOOL_REQUEST]>>>\ntool_name:「始」echo_echo「末」\n<<<[END_TOOL_REQUEST]>>>";
+
+    #[test]
+    fn named_and_auto_formats() {
+        let set = ProtocolSet::standard();
+        let named = parse(&set, REPLY, Some("VCP")).expect("vcp is known");
+        assert_eq!(named.format, "vcp");
+        assert!(!named.detected);
+        assert_eq!(named.requests.len(), 1);
+        let auto = parse(&set, REPLY, None).expect("auto");
+        assert!(auto.detected);
+        assert_eq!(
+            auto.requests,
+            named
+                .requests
+                .clone()
+                .into_iter()
+                .map(|mut r| {
+                    r.request_id = auto.requests[0].request_id.clone();
+                    r
+                })
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            parse(&set, REPLY, Some("nope")),
+            Err(ParserError::UnknownFormat {
+                requested: "nope".into(),
+                known: "vcp".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_panicking_protocol_becomes_a_diagnostic() {
+        let output = parse_guarded(&Exploding, "anything");
+        assert!(output.requests.is_empty());
+        assert_eq!(output.diagnostics[0].code, DiagnosticCode::InternalError);
+    }
+
+    #[test]
+    fn no_calls_is_an_empty_report() {
+        let report = parse(&ProtocolSet::standard(), "just prose", None).expect("auto");
+        assert!(report.requests.is_empty());
+        assert!(!report.has_errors());
+    }
+}

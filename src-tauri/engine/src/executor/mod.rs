@@ -1,1 +1,462 @@
-//! placeholder
+//! The executor (seed 000 §4.5, seed 001): from a parsed request to a classified result.
+//!
+//! Order of checks: routing name → tool → method → agent-callable (checked again here even
+//! though discovery hides such methods: a model can type any name) → coerce and validate the
+//! arguments → confirmation → run with timeout, cancellation and panic isolation → cap the
+//! output. Every path ends in a [`ToolExecutionResult`]; nothing here returns `Err` or panics.
+
+pub mod coerce;
+pub mod validate;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ParallelExecution, ToolCallConfig};
+use crate::registry::{RegisteredMethod, RegisteredTool, Registry};
+use crate::tool::{BoxFuture, CallContext, ToolFailure};
+use crate::types::{
+    Annotations, ErrorKind, ExecutionError, ExecutionStatus, ParsedToolRequest,
+    ToolExecutionResult, Truncation,
+};
+
+/// What to do with output longer than the cap.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OversizePolicy {
+    /// Keep the first `max_output_bytes` (at a character boundary) and say so.
+    #[default]
+    Truncate,
+    /// Fail the run with `output_too_large`.
+    Fail,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecutorOptions {
+    pub timeout: Duration,
+    pub max_output_bytes: usize,
+    pub oversize: OversizePolicy,
+    pub schedule: ParallelExecution,
+    /// Ask before every call, not only destructive ones.
+    pub require_confirmation: bool,
+}
+
+impl Default for ExecutorOptions {
+    fn default() -> Self {
+        Self::from(&ToolCallConfig::default())
+    }
+}
+
+impl From<&ToolCallConfig> for ExecutorOptions {
+    fn from(config: &ToolCallConfig) -> Self {
+        Self {
+            timeout: Duration::from_millis(config.timeout_ms),
+            max_output_bytes: usize::try_from(config.max_tool_output_bytes).unwrap_or(usize::MAX),
+            oversize: OversizePolicy::Truncate,
+            schedule: config.parallel_execution,
+            require_confirmation: config.require_confirmation,
+        }
+    }
+}
+
+/// Why a run needs the user's approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmReason {
+    /// The method is destructive or does not say it is not.
+    Destructive,
+    /// The configuration asks to confirm every call.
+    Configured,
+}
+
+/// What the user is asked to approve.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConfirmationRequest {
+    pub request_id: String,
+    pub routing_name: String,
+    pub args: Map<String, Value>,
+    pub annotations: Annotations,
+    pub reason: ConfirmReason,
+}
+
+/// Asked before a call that needs approval; `false` denies it.
+pub trait ConfirmationHook: Send + Sync {
+    fn confirm<'a>(&'a self, request: &'a ConfirmationRequest) -> BoxFuture<'a, bool>;
+}
+
+/// Approves everything (`--yes`, tests).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApproveAll;
+
+impl ConfirmationHook for ApproveAll {
+    fn confirm<'a>(&'a self, _: &'a ConfirmationRequest) -> BoxFuture<'a, bool> {
+        Box::pin(async { true })
+    }
+}
+
+#[derive(Clone)]
+pub struct Executor {
+    registry: Arc<Registry>,
+    options: ExecutorOptions,
+    confirmation: Option<Arc<dyn ConfirmationHook>>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("options", &self.options)
+            .field("confirmation", &self.confirmation.is_some())
+            .finish()
+    }
+}
+
+struct Failure {
+    kind: ErrorKind,
+    message: String,
+    issues: Vec<crate::types::ArgumentIssue>,
+}
+
+impl Failure {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            issues: Vec::new(),
+        }
+    }
+}
+
+impl Executor {
+    /// An executor with no confirmation hook: calls that need approval are denied.
+    pub fn new(registry: Arc<Registry>, options: ExecutorOptions) -> Self {
+        Self {
+            registry,
+            options,
+            confirmation: None,
+        }
+    }
+
+    pub fn with_confirmation(mut self, hook: Arc<dyn ConfirmationHook>) -> Self {
+        self.confirmation = Some(hook);
+        self
+    }
+
+    pub fn options(&self) -> &ExecutorOptions {
+        &self.options
+    }
+
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Runs one request to a result.
+    pub async fn execute(
+        &self,
+        request: &ParsedToolRequest,
+        cancel: &CancellationToken,
+    ) -> ToolExecutionResult {
+        let started = Instant::now();
+        let outcome = self.run(request, cancel).await;
+        let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut result = ToolExecutionResult {
+            request_id: request.request_id.clone(),
+            tool_name: request.tool_name.clone(),
+            status: ExecutionStatus::Success,
+            result: String::new(),
+            duration_ms,
+            error: None,
+            truncated: None,
+        };
+        match outcome {
+            Ok(value) => self.fill_output(&mut result, value),
+            Err(failure) => {
+                result.status = ExecutionStatus::Error;
+                result.result = failure.message.clone();
+                result.error = Some(ExecutionError {
+                    kind: failure.kind,
+                    message: failure.message,
+                    issues: failure.issues,
+                });
+            }
+        }
+        result
+    }
+
+    /// Runs a batch according to the schedule; results come back in request order.
+    pub async fn execute_all(
+        &self,
+        requests: &[ParsedToolRequest],
+        cancel: &CancellationToken,
+    ) -> Vec<ToolExecutionResult> {
+        match self.options.schedule {
+            ParallelExecution::Serial => {
+                let mut results = Vec::with_capacity(requests.len());
+                for request in requests {
+                    results.push(self.execute(request, cancel).await);
+                }
+                results
+            }
+            ParallelExecution::Parallel => {
+                join_all(requests.iter().map(|r| self.execute(r, cancel))).await
+            }
+            ParallelExecution::Smart => {
+                let mut results = Vec::with_capacity(requests.len());
+                for group in self.smart_groups(requests) {
+                    results.extend(join_all(group.iter().map(|r| self.execute(r, cancel))).await);
+                }
+                results
+            }
+        }
+    }
+
+    /// Consecutive read-only requests form one parallel group; anything else stands alone.
+    fn smart_groups<'r>(&self, requests: &'r [ParsedToolRequest]) -> Vec<&'r [ParsedToolRequest]> {
+        let mut groups = Vec::new();
+        let mut start = 0;
+        for (i, request) in requests.iter().enumerate() {
+            if !self.is_read_only(&request.tool_name) {
+                if start < i {
+                    groups.push(&requests[start..i]);
+                }
+                groups.push(&requests[i..=i]);
+                start = i + 1;
+            }
+        }
+        if start < requests.len() {
+            groups.push(&requests[start..]);
+        }
+        groups
+    }
+
+    fn is_read_only(&self, routing_name: &str) -> bool {
+        self.registry
+            .resolve(routing_name)
+            .is_ok_and(|(_, method)| method.meta.annotations.is_read_only())
+    }
+
+    async fn run(
+        &self,
+        request: &ParsedToolRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Value, Failure> {
+        if cancel.is_cancelled() {
+            return Err(Failure::new(
+                ErrorKind::Cancelled,
+                "cancelled before it started",
+            ));
+        }
+        let (tool, method) = self
+            .registry
+            .resolve(&request.tool_name)
+            .map_err(|e| Failure::new(e.kind, e.message))?;
+        if !method.meta.agent_callable {
+            return Err(Failure::new(
+                ErrorKind::NotAgentCallable,
+                format!(
+                    "method '{}' is not agent-callable: a model may not invoke it",
+                    method.routing_name
+                ),
+            ));
+        }
+        let args = Self::prepare_args(request, &method)?;
+        self.confirm(request, &method, &args).await?;
+        self.invoke(tool, &method, args, request, cancel).await
+    }
+
+    fn prepare_args(
+        request: &ParsedToolRequest,
+        method: &RegisteredMethod,
+    ) -> Result<Map<String, Value>, Failure> {
+        let schema = &method.meta.parameters;
+        let mut args = request.args.clone();
+        if request.untyped_args {
+            coerce::coerce_untyped(&mut args, schema);
+        }
+        coerce::apply_defaults(&mut args, schema);
+        let validator = method
+            .validator()
+            .map_err(|message| Failure::new(ErrorKind::ToolError, message))?;
+        let args = Value::Object(args);
+        let issues = validate::validate_args(&validator, &args);
+        if !issues.is_empty() {
+            return Err(Failure {
+                kind: ErrorKind::InvalidArgs,
+                message: validate::format_issues(&issues),
+                issues,
+            });
+        }
+        match args {
+            Value::Object(args) => Ok(args),
+            _ => Err(Failure::new(
+                ErrorKind::InvalidArgs,
+                "arguments must be an object",
+            )),
+        }
+    }
+
+    async fn confirm(
+        &self,
+        request: &ParsedToolRequest,
+        method: &RegisteredMethod,
+        args: &Map<String, Value>,
+    ) -> Result<(), Failure> {
+        let reason = if method.meta.annotations.is_destructive() {
+            ConfirmReason::Destructive
+        } else if self.options.require_confirmation {
+            ConfirmReason::Configured
+        } else {
+            return Ok(());
+        };
+        let Some(hook) = &self.confirmation else {
+            return Err(Failure::new(
+                ErrorKind::Denied,
+                format!(
+                    "'{}' needs confirmation ({}) and no one is there to confirm it",
+                    method.routing_name,
+                    confirm_reason_text(reason)
+                ),
+            ));
+        };
+        let question = ConfirmationRequest {
+            request_id: request.request_id.clone(),
+            routing_name: method.routing_name.clone(),
+            args: args.clone(),
+            annotations: method.meta.annotations.clone(),
+            reason,
+        };
+        if hook.confirm(&question).await {
+            Ok(())
+        } else {
+            Err(Failure::new(
+                ErrorKind::Denied,
+                format!("the user denied '{}'", method.routing_name),
+            ))
+        }
+    }
+
+    async fn invoke(
+        &self,
+        tool: Arc<RegisteredTool>,
+        method: &RegisteredMethod,
+        args: Map<String, Value>,
+        request: &ParsedToolRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Value, Failure> {
+        let call_cancel = cancel.child_token();
+        let ctx = CallContext {
+            cancel: call_cancel.clone(),
+            request_id: request.request_id.clone(),
+        };
+        let method_name = method.meta.name.clone();
+        // A task of its own: a panicking tool fails this run only.
+        let implementation = Arc::clone(&tool.tool);
+        let mut task =
+            tokio::spawn(async move { implementation.call(&method_name, args, ctx).await });
+        let timeout = self.options.timeout;
+        let outcome = tokio::select! {
+            joined = &mut task => joined,
+            () = tokio::time::sleep(timeout) => {
+                call_cancel.cancel();
+                task.abort();
+                return Err(Failure::new(
+                    ErrorKind::Timeout,
+                    format!("'{}' did not finish within {} ms", method.routing_name, timeout.as_millis()),
+                ));
+            }
+            () = cancel.cancelled() => {
+                call_cancel.cancel();
+                task.abort();
+                return Err(Failure::new(ErrorKind::Cancelled, format!("'{}' was cancelled", method.routing_name)));
+            }
+        };
+        match outcome {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(ToolFailure::Failed(message))) => {
+                Err(Failure::new(ErrorKind::ToolError, message))
+            }
+            Ok(Err(ToolFailure::Transport(message))) => {
+                Err(Failure::new(ErrorKind::Transport, message))
+            }
+            Ok(Err(failure @ ToolFailure::UnknownMethod(_))) => {
+                Err(Failure::new(ErrorKind::MethodNotFound, failure.to_string()))
+            }
+            Err(join_error) => Err(Failure::new(
+                ErrorKind::ToolError,
+                if join_error.is_panic() {
+                    format!(
+                        "'{}' panicked: {}",
+                        method.routing_name,
+                        panic_text(join_error)
+                    )
+                } else {
+                    format!("'{}' was aborted", method.routing_name)
+                },
+            )),
+        }
+    }
+
+    fn fill_output(&self, result: &mut ToolExecutionResult, value: Value) {
+        let text = match value {
+            Value::String(s) => s,
+            other => {
+                serde_json::to_string(&other).unwrap_or_else(|e| format!("<unserialisable: {e}>"))
+            }
+        };
+        let limit = self.options.max_output_bytes;
+        if text.len() <= limit {
+            result.result = text;
+            return;
+        }
+        let original = text.len() as u64;
+        match self.options.oversize {
+            OversizePolicy::Fail => {
+                let message =
+                    format!("output of {original} bytes exceeds the cap of {limit} bytes");
+                result.status = ExecutionStatus::Error;
+                result.result = message.clone();
+                result.error = Some(ExecutionError {
+                    kind: ErrorKind::OutputTooLarge,
+                    message,
+                    issues: Vec::new(),
+                });
+            }
+            OversizePolicy::Truncate => {
+                let mut cut = limit;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let mut kept = text;
+                kept.truncate(cut);
+                kept.push_str(&format!(
+                    "\n[output truncated: {cut} of {original} bytes shown]"
+                ));
+                result.result = kept;
+                result.truncated = Some(Truncation {
+                    original_bytes: original,
+                    kept_bytes: cut as u64,
+                });
+            }
+        }
+    }
+}
+
+fn confirm_reason_text(reason: ConfirmReason) -> &'static str {
+    match reason {
+        ConfirmReason::Destructive => "it is destructive or not annotated as safe",
+        ConfirmReason::Configured => "the configuration requires confirming every call",
+    }
+}
+
+fn panic_text(error: tokio::task::JoinError) -> String {
+    let payload = error.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-text panic payload".to_owned())
+}
+
+#[cfg(test)]
+mod tests;

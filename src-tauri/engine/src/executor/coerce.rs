@@ -1,0 +1,158 @@
+//! Argument preparation before validation: typing text values and filling defaults.
+//!
+//! Text formats (VCP, later XML-style formats) deliver every value as a string. A model that
+//! writes `count:「始」3「末」` means the integer 3, so strings are converted to the type the
+//! method's schema asks for; a string that does not convert is left alone and validation then
+//! reports it with its path. Typed formats (JSON) are never coerced: a model that sends `"3"`
+//! for an integer made a mistake worth showing.
+
+use serde_json::{Map, Number, Value};
+
+/// Converts string arguments to the types their property schemas ask for.
+pub fn coerce_untyped(args: &mut Map<String, Value>, schema: &Value) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, value) in args.iter_mut() {
+        let Some(prop) = properties.get(name) else {
+            continue;
+        };
+        if let Value::String(text) = value {
+            if let Some(converted) = convert(text, prop) {
+                *value = converted;
+            }
+        }
+    }
+}
+
+/// Adds each missing top-level property that declares a `default`.
+pub fn apply_defaults(args: &mut Map<String, Value>, schema: &Value) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, prop) in properties {
+        if let Some(default) = prop.get("default") {
+            if !args.contains_key(name) {
+                args.insert(name.clone(), default.clone());
+            }
+        }
+    }
+}
+
+fn declared_types(prop: &Value) -> Vec<&str> {
+    match prop.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn convert(text: &str, prop: &Value) -> Option<Value> {
+    let types = declared_types(prop);
+    if types.contains(&"string") {
+        return None;
+    }
+    if types.is_empty() {
+        // No type: an enum of non-strings can still say what the text means.
+        let options = prop.get("enum").and_then(Value::as_array)?;
+        let parsed: Value = serde_json::from_str(text.trim()).ok()?;
+        return options.contains(&parsed).then_some(parsed);
+    }
+    let trimmed = text.trim();
+    types.iter().find_map(|t| match *t {
+        "integer" => parse_integer(trimmed),
+        "number" => parse_number(trimmed),
+        "boolean" => match trimmed.to_ascii_lowercase().as_str() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        "null" => (trimmed.is_empty() || trimmed == "null").then_some(Value::Null),
+        "object" => serde_json::from_str::<Value>(trimmed)
+            .ok()
+            .filter(Value::is_object),
+        "array" => serde_json::from_str::<Value>(trimmed)
+            .ok()
+            .filter(Value::is_array),
+        _ => None,
+    })
+}
+
+fn parse_integer(text: &str) -> Option<Value> {
+    if let Ok(i) = text.parse::<i64>() {
+        return Some(Value::Number(i.into()));
+    }
+    if let Ok(u) = text.parse::<u64>() {
+        return Some(Value::Number(u.into()));
+    }
+    // "3.0" is an integer in JSON Schema's eyes.
+    let f = text.parse::<f64>().ok()?;
+    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+        #[allow(clippy::cast_possible_truncation)] // checked integral and in range above
+        return Some(Value::Number((f as i64).into()));
+    }
+    None
+}
+
+fn parse_number(text: &str) -> Option<Value> {
+    if let Ok(i) = text.parse::<i64>() {
+        return Some(Value::Number(i.into()));
+    }
+    let f = text.parse::<f64>().ok()?;
+    Number::from_f64(f).map(Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn coerced(args: Value, schema: Value) -> Value {
+        let Value::Object(mut args) = args else {
+            panic!("test args must be an object")
+        };
+        coerce_untyped(&mut args, &schema);
+        Value::Object(args)
+    }
+
+    #[test]
+    fn converts_to_declared_types() {
+        let schema = json!({"properties": {
+            "i": {"type": "integer"}, "f": {"type": "number"}, "b": {"type": "boolean"},
+            "n": {"type": "null"}, "o": {"type": "object"}, "a": {"type": "array"},
+            "s": {"type": "string"}, "either": {"type": ["integer", "string"]},
+            "maybe": {"type": ["null", "integer"]}, "e": {"enum": [1, 2]}, "whole": {"type": "integer"}
+        }});
+        let out = coerced(
+            json!({"i": " 42 ", "f": "2.5", "b": "TRUE", "n": "null", "o": "{\"k\": [1]}",
+                   "a": "[1, \"x\"]", "s": "7", "either": "7", "maybe": "", "e": "2",
+                   "whole": "3.0", "extra": "5"}),
+            schema,
+        );
+        assert_eq!(
+            out,
+            json!({"i": 42, "f": 2.5, "b": true, "n": null, "o": {"k": [1]}, "a": [1, "x"],
+                   "s": "7", "either": "7", "maybe": null, "e": 2, "whole": 3, "extra": "5"})
+        );
+    }
+
+    #[test]
+    fn leaves_unconvertible_text_for_validation_to_report() {
+        let schema = json!({"properties": {
+            "i": {"type": "integer"}, "o": {"type": "object"}, "e": {"enum": [1, 2]}
+        }});
+        let out = coerced(json!({"i": "4.5", "o": "[1]", "e": "3"}), schema);
+        assert_eq!(out, json!({"i": "4.5", "o": "[1]", "e": "3"}));
+    }
+
+    #[test]
+    fn defaults_fill_only_missing_properties() {
+        let schema = json!({"properties": {
+            "a": {"type": "integer", "default": 1}, "b": {"default": "x"}, "c": {"type": "string"}
+        }});
+        let mut args = Map::new();
+        args.insert("b".into(), json!("given"));
+        apply_defaults(&mut args, &schema);
+        assert_eq!(Value::Object(args), json!({"a": 1, "b": "given"}));
+    }
+}
