@@ -1,1 +1,91 @@
-fn main() {}
+//! `toolscope`: the headless face of the engine, for scripts, CI and quick checks.
+//!
+//! Every command maps onto one engine call; this file only parses flags, reads inputs, prints
+//! and chooses the exit code. Exit codes are part of the interface (see [`exit`]).
+
+mod commands;
+mod confirm;
+mod exit;
+mod render;
+mod setup;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolscope",
+    version,
+    about = "Inspect, parse and run LLM tool calls from the command line",
+    after_help = "Exit codes: 0 ok · 1 a tool call failed · 2 bad usage or input · \
+                  3 the reply had no usable calls / parse errors · 4 environment error · \
+                  130 interrupted"
+)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Root directory of the workspace file tool [default: <data dir>/workspace].
+    #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_WORKSPACE")]
+    workspace: Option<PathBuf>,
+    /// History file runs are appended to [default: <data dir>/history.jsonl].
+    #[arg(long, global = true, value_name = "FILE", env = "TOOLSCOPE_HISTORY")]
+    history: Option<PathBuf>,
+    /// Do not record runs.
+    #[arg(long, global = true)]
+    no_history: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List tools and their methods.
+    List(commands::ListArgs),
+    /// Print the tool-definition prompt a protocol shows a model.
+    Prompt(commands::PromptArgs),
+    /// Extract tool calls from a reply (file or stdin) without running them.
+    Parse(commands::ParseArgs),
+    /// Call one method by its routing name.
+    Call(commands::CallArgs),
+    /// The full cycle on a reply: parse, execute, print the results block.
+    Run(commands::RunArgs),
+    /// List the wire formats the parser knows.
+    Formats,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            // clap prints help/version to stdout and errors to stderr itself.
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::from(exit::ENVIRONMENT);
+        }
+    };
+    let code = runtime.block_on(commands::dispatch(cli.global, cli.command));
+    ExitCode::from(code)
+}

@@ -1,0 +1,290 @@
+//! One function per subcommand: read inputs, call the engine, render, pick the exit code.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use toolscope_engine::cycle::{run_cycle, CycleOptions};
+use toolscope_engine::discovery::{Discovery, MethodFilter};
+use toolscope_engine::executor::{ApproveAll, ConfirmationHook, Executor, ExecutorOptions};
+use toolscope_engine::history::{HistoryEntry, RecordedRequest};
+use toolscope_engine::parser;
+use toolscope_engine::protocol::ProtocolSet;
+use toolscope_engine::{ErrorKind, ParsedToolRequest, ToolCallConfig, ToolSource};
+
+use crate::confirm::TerminalConfirmation;
+use crate::render;
+use crate::setup::{self, SetupError};
+use crate::{exit, Command, GlobalArgs};
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only methods whose names or descriptions contain every word of this query.
+    query: Option<String>,
+    /// Include methods a model may not call.
+    #[arg(long)]
+    all: bool,
+    /// Only tools from this source (builtin, http, mcp, wasm).
+    #[arg(long, value_parser = parse_source)]
+    source: Option<ToolSource>,
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// Protocol whose tool-definition prompt to print.
+    #[arg(long, default_value = "vcp")]
+    protocol: String,
+    /// A ToolCallConfig JSON file (tool toggles, enabled, ...).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Agent id, part of the prompt cache key.
+    #[arg(long)]
+    agent: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// Format of the reply, or `auto` to detect it.
+    #[arg(long, short, default_value = "auto")]
+    format: String,
+    /// Reply file; `-` or nothing reads stdin.
+    file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecutionFlags {
+    /// Per-call timeout in milliseconds [default: from config, else 30000].
+    #[arg(long, value_name = "MS")]
+    timeout_ms: Option<u64>,
+    /// Output cap in bytes [default: from config, else 65536].
+    #[arg(long, value_name = "BYTES")]
+    max_output_bytes: Option<u64>,
+    /// Approve calls that need confirmation without asking.
+    #[arg(long, short)]
+    yes: bool,
+    /// A ToolCallConfig JSON file.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Routing name `{toolId}_{methodName}`, e.g. calculator_evaluate.
+    name: String,
+    /// Arguments as a JSON object.
+    #[arg(long, short, value_name = "JSON", conflicts_with = "args_file")]
+    args: Option<String>,
+    /// Read the arguments JSON from a file (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    args_file: Option<PathBuf>,
+    #[command(flatten)]
+    flags: ExecutionFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Reply file; `-` or nothing reads stdin.
+    file: Option<PathBuf>,
+    /// Format of the reply, or `auto` to detect it.
+    #[arg(long, short, default_value = "auto")]
+    format: String,
+    #[command(flatten)]
+    flags: ExecutionFlags,
+}
+
+fn parse_source(text: &str) -> Result<ToolSource, String> {
+    serde_json::from_value(Value::String(text.to_lowercase()))
+        .map_err(|_| format!("unknown source '{text}' (builtin, http, mcp, wasm)"))
+}
+
+pub async fn dispatch(global: GlobalArgs, command: Command) -> u8 {
+    let outcome = match command {
+        Command::List(args) => list(&global, args),
+        Command::Prompt(args) => prompt(&global, args),
+        Command::Parse(args) => parse(&global, args),
+        Command::Call(args) => call(&global, args).await,
+        Command::Run(args) => run(&global, args).await,
+        Command::Formats => Ok(formats(&global)),
+    };
+    outcome.unwrap_or_else(|error| {
+        eprintln!("error: {}", error.message);
+        error.code
+    })
+}
+
+fn list(global: &GlobalArgs, args: ListArgs) -> Result<u8, SetupError> {
+    let discovery = Discovery::new(setup::registry(global)?, ProtocolSet::standard());
+    let tools = discovery.discovered_methods(&MethodFilter {
+        query: args.query,
+        include_non_callable: args.all,
+        source: args.source,
+    });
+    if global.json {
+        render::json(&tools);
+    } else {
+        render::tool_list(&tools);
+    }
+    Ok(exit::OK)
+}
+
+fn prompt(global: &GlobalArgs, args: PromptArgs) -> Result<u8, SetupError> {
+    let config = setup::config(args.config.as_deref())?;
+    let discovery = Discovery::new(setup::registry(global)?, ProtocolSet::standard());
+    let text = discovery
+        .generate_prompt(&args.protocol, &config, args.agent.as_deref())
+        .map_err(|e| SetupError::usage(e.to_string()))?;
+    if global.json {
+        render::json(&serde_json::json!({"protocol": args.protocol, "prompt": &*text}));
+    } else {
+        print!("{text}");
+    }
+    Ok(exit::OK)
+}
+
+fn parse(global: &GlobalArgs, args: ParseArgs) -> Result<u8, SetupError> {
+    let text = setup::read_input(args.file.as_deref())?;
+    let report = parser::parse(&ProtocolSet::standard(), &text, Some(&args.format))
+        .map_err(|e| SetupError::usage(e.to_string()))?;
+    if global.json {
+        render::json(&report);
+    } else {
+        render::parse_report(&report, &text);
+    }
+    Ok(if report.has_errors() {
+        exit::NO_CALLS
+    } else {
+        exit::OK
+    })
+}
+
+fn executor(
+    global: &GlobalArgs,
+    flags: &ExecutionFlags,
+) -> Result<(Executor, ToolCallConfig), SetupError> {
+    let mut config = setup::config(flags.config.as_deref())?;
+    if let Some(timeout) = flags.timeout_ms {
+        config.timeout_ms = timeout;
+    }
+    if let Some(cap) = flags.max_output_bytes {
+        config.max_tool_output_bytes = cap;
+    }
+    let hook: Arc<dyn ConfirmationHook> = if flags.yes {
+        Arc::new(ApproveAll)
+    } else {
+        Arc::new(TerminalConfirmation)
+    };
+    let executor = Executor::new(setup::registry(global)?, ExecutorOptions::from(&config))
+        .with_confirmation(hook);
+    Ok((executor, config))
+}
+
+/// A token cancelled by Ctrl-C, so a long call ends as `cancelled` instead of killing us.
+fn interrupt_token() -> CancellationToken {
+    let token = CancellationToken::new();
+    let trigger = token.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\ninterrupted: cancelling…");
+            trigger.cancel();
+        }
+    });
+    token
+}
+
+fn call_args(args: &CallArgs) -> Result<Map<String, Value>, SetupError> {
+    let text = match (&args.args, &args.args_file) {
+        (Some(json), _) => json.clone(),
+        (None, Some(file)) => setup::read_input(Some(file))?,
+        (None, None) => "{}".to_owned(),
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(SetupError::usage(format!(
+            "--args must be a JSON object, got {}",
+            render::json_kind(&other)
+        ))),
+        Err(e) => Err(SetupError::usage(format!("--args is not valid JSON: {e}"))),
+    }
+}
+
+async fn call(global: &GlobalArgs, args: CallArgs) -> Result<u8, SetupError> {
+    let arguments = call_args(&args)?;
+    let (executor, _) = executor(global, &args.flags)?;
+    let history = setup::history(global)?;
+    let request = ParsedToolRequest::manual(&args.name, arguments);
+    let cancel = interrupt_token();
+    let result = executor.execute(&request, &cancel).await;
+    if let Some(history) = &history {
+        let entry = HistoryEntry::new(None, "cli", RecordedRequest::from(&request), result.clone());
+        if let Err(e) = history.append(&entry) {
+            eprintln!("warning: the run was not recorded: {e}");
+        }
+    }
+    if global.json {
+        render::json(&result);
+    } else {
+        render::result(&result);
+    }
+    Ok(match result.error_kind() {
+        None => exit::OK,
+        Some(ErrorKind::Cancelled) if cancel.is_cancelled() => exit::INTERRUPTED,
+        Some(_) => exit::TOOL_FAILED,
+    })
+}
+
+async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
+    let reply = setup::read_input(args.file.as_deref())?;
+    let (executor, config) = executor(global, &args.flags)?;
+    let history = setup::history(global)?;
+    let cancel = interrupt_token();
+    let options = CycleOptions {
+        format: Some(&args.format),
+        max_calls: usize::try_from(config.max_total_tool_calls).unwrap_or(usize::MAX),
+        origin: "cli",
+    };
+    let outcome = run_cycle(
+        &reply,
+        &options,
+        &ProtocolSet::standard(),
+        &executor,
+        history.as_ref(),
+        &cancel,
+    )
+    .await
+    .map_err(|e| SetupError::usage(e.to_string()))?;
+    for error in &outcome.history_errors {
+        eprintln!("warning: a run was not recorded: {error}");
+    }
+    if global.json {
+        render::json(&outcome);
+    } else {
+        render::cycle(&outcome, &reply);
+    }
+    Ok(if cancel.is_cancelled() {
+        exit::INTERRUPTED
+    } else if !outcome.has_tool_requests {
+        exit::NO_CALLS
+    } else if outcome.all_succeeded() {
+        exit::OK
+    } else {
+        exit::TOOL_FAILED
+    })
+}
+
+fn formats(global: &GlobalArgs) -> u8 {
+    let set = ProtocolSet::standard();
+    let formats: Vec<Value> = set
+        .iter()
+        .map(|p| serde_json::json!({"id": p.id(), "label": p.label()}))
+        .collect();
+    if global.json {
+        render::json(&formats);
+    } else {
+        for protocol in set.iter() {
+            println!("{:<12} {}", protocol.id(), protocol.label());
+        }
+    }
+    exit::OK
+}

@@ -1,0 +1,13 @@
+//! Exit codes scripts can rely on.
+
+pub const OK: u8 = 0;
+/// A tool call ran and ended in an error result.
+pub const TOOL_FAILED: u8 = 1;
+/// Bad flags, unreadable input, invalid JSON, unknown format or tool config.
+pub const USAGE: u8 = 2;
+/// The reply had no tool calls to run, or parsing reported errors.
+pub const NO_CALLS: u8 = 3;
+/// The environment failed: workspace root or history file unusable.
+pub const ENVIRONMENT: u8 = 4;
+/// Cancelled with Ctrl-C.
+pub const INTERRUPTED: u8 = 130;

@@ -1,1 +1,0 @@
-//! Workspace file tool (in progress).
