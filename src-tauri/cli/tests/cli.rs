@@ -1,0 +1,320 @@
+//! The CLI as scripts use it: real binary, real files, exit codes and JSON output.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+struct Sandbox {
+    home: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        Self {
+            home: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.home.path()
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_with_stdin(args, None)
+    }
+
+    fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolscope"))
+            .args(args)
+            .env("TOOLSCOPE_HOME", self.path())
+            .env_remove("TOOLSCOPE_WORKSPACE")
+            .env_remove("TOOLSCOPE_HISTORY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("toolscope starts");
+        if let Some(mut pipe) = child.stdin.take() {
+            if let Some(text) = stdin {
+                pipe.write_all(text.as_bytes()).expect("stdin write");
+            }
+        }
+        child.wait_with_output().expect("toolscope finishes")
+    }
+
+    fn json(&self, args: &[&str]) -> (i32, Value) {
+        let output = self.run(args);
+        let value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout of {args:?} is not JSON ({e}): {}\nstderr: {}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        (output.status.code().unwrap_or(-1), value)
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        let path = self.path().join(name);
+        std::fs::write(&path, text).expect("write fixture");
+        path.to_string_lossy().into_owned()
+    }
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn routing_names(tools: &Value) -> Vec<String> {
+    tools
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t["methods"].as_array().cloned().unwrap_or_default())
+        .filter_map(|m| m["routing_name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn list_filters_and_hides_non_callable() {
+    let sandbox = Sandbox::new();
+    let (code, tools) = sandbox.json(&["--json", "list"]);
+    assert_eq!(code, 0);
+    let names = routing_names(&tools);
+    assert!(names.contains(&"calculator_evaluate".to_owned()));
+    assert!(names.contains(&"workspace_delete".to_owned()));
+    assert!(!names.contains(&"devtools_stats".to_owned()));
+    let (_, all) = sandbox.json(&["list", "--all", "--json"]);
+    assert!(routing_names(&all).contains(&"devtools_stats".to_owned()));
+    let (_, filtered) = sandbox.json(&["list", "Offset SUBTRACT", "--json"]);
+    assert_eq!(routing_names(&filtered), ["time_shift"]);
+    let text = sandbox.run(&["list", "zzz-nothing"]);
+    assert_eq!(
+        String::from_utf8_lossy(&text.stdout).trim(),
+        "no methods match"
+    );
+    assert_eq!(
+        sandbox.run(&["list", "--source", "nowhere"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn prompt_for_vcp_and_unknown_protocol() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&["prompt", "--protocol", "vcp"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("<<<[TOOL_DEFINITION]>>>"));
+    assert!(text.contains("tool_name:「始」calculator_evaluate「末」"));
+    assert!(text.contains("command:「始」Calculate「末」"));
+    assert!(!text.contains("devtools_stats"));
+    let config = sandbox.write("config.json", r#"{"tool_toggles": {"calculator": false}}"#);
+    let toggled = sandbox.run(&["prompt", "--config", &config]);
+    assert!(!String::from_utf8_lossy(&toggled.stdout).contains("calculator_evaluate"));
+    let bad = sandbox.run(&["prompt", "--protocol", "nope"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("unknown protocol 'nope'"));
+    let bad_config = sandbox.write("bad.json", "{not json");
+    assert_eq!(
+        sandbox
+            .run(&["prompt", "--config", &bad_config])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+const REPLY: &str = "I'll compute and echo.\n<<<[TOOL_REQUEST]>>>\ntool_name:「始」calculator_evaluate「末」\nexpression:「始」6*7「末」\n<<<[END_TOOL_REQUEST]>>>\n<<<[TOOL_REQUEST]>>>\ntool_name:「始」echo_echo「末」\nmessage:「始」hi「末」\nrepeat:「始」2「末」\n<<<[END_TOOL_REQUEST]>>>\n";
+
+#[test]
+fn parse_reports_requests_and_diagnostics() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("reply.txt", REPLY);
+    let (code, report) = sandbox.json(&["parse", &file, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["format"], "vcp");
+    assert_eq!(report["requests"][1]["args"]["repeat"], "2");
+    assert_eq!(report["requests"][0]["span"]["start"], 23);
+
+    let broken = "<<<[TOOL_REQUEST]>>>\ntool_name:「始」echo_echo「末」\nmessage:「始」oops\n<<<[END_TOOL_REQUEST]>>>";
+    let output = sandbox.run_with_stdin(&["parse", "-", "--json"], Some(broken));
+    assert_eq!(output.status.code(), Some(3));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(report["diagnostics"][0]["code"], "unclosed_value");
+
+    let text = sandbox.run_with_stdin(&["parse"], Some(broken));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("error[unclosed_value] at 3:1"));
+    assert_eq!(
+        sandbox
+            .run(&["parse", "--format", "nope", &file])
+            .status
+            .code(),
+        Some(2)
+    );
+    let missing = sandbox.run(&["parse", "/nonexistent/reply.txt"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("cannot read '/nonexistent/reply.txt'"));
+}
+
+#[test]
+fn call_classifies_outcomes_with_exit_codes() {
+    let sandbox = Sandbox::new();
+    let (code, ok) = sandbox.json(&[
+        "call",
+        "calculator_evaluate",
+        "--args",
+        r#"{"expression": "2^10"}"#,
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(ok["status"], "success");
+    let value: Value = serde_json::from_str(ok["result"].as_str().unwrap_or("")).expect("json");
+    assert_eq!(value["value"], 1024.0);
+
+    for (args, kind) in [
+        (
+            vec!["call", "echo_echo", "--args", r#"{"repeat": 0}"#],
+            "invalid_args",
+        ),
+        (vec!["call", "devtools_stats"], "not_agent_callable"),
+        (vec!["call", "nosuch_tool"], "tool_not_found"),
+        (vec!["call", "echo"], "invalid_name"),
+        (
+            vec![
+                "call",
+                "workspace_read",
+                "--args",
+                r#"{"path": "../etc/passwd"}"#,
+            ],
+            "tool_error",
+        ),
+        (
+            vec![
+                "call",
+                "devtools_sleep",
+                "--args",
+                r#"{"durationMs": 10000}"#,
+                "--timeout-ms",
+                "50",
+            ],
+            "timeout",
+        ),
+        (
+            vec!["call", "workspace_delete", "--args", r#"{"path": "a"}"#],
+            "denied",
+        ),
+    ] {
+        let mut full = args.clone();
+        full.push("--json");
+        let (code, result) = sandbox.json(&full);
+        assert_eq!(code, 1, "{args:?}");
+        assert_eq!(result["error"]["kind"], kind, "{args:?}: {result}");
+    }
+    let (_, invalid) = sandbox.json(&["call", "echo_echo", "--args", r#"{"repeat": 0}"#, "--json"]);
+    let message = invalid["result"].as_str().unwrap_or("");
+    assert!(
+        message.contains("- /: \"message\" is a required property"),
+        "{message}"
+    );
+    assert!(
+        message.contains("- /repeat: 0 is less than the minimum of 1"),
+        "{message}"
+    );
+
+    let (code, capped) = sandbox.json(&[
+        "call",
+        "devtools_generate",
+        "--args",
+        r#"{"bytes": 5000}"#,
+        "--max-output-bytes",
+        "100",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(capped["truncated"]["original_bytes"], 5000);
+
+    assert_eq!(
+        sandbox
+            .run(&["call", "echo_echo", "--args", "{bad"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        sandbox
+            .run(&["call", "echo_echo", "--args", "[]"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn destructive_call_runs_with_yes_inside_the_workspace() {
+    let sandbox = Sandbox::new();
+    let (code, _) = sandbox.json(&[
+        "call",
+        "workspace_write",
+        "--args",
+        r#"{"path": "notes/a.txt", "content": "x", "createDirs": true}"#,
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    assert!(sandbox.path().join("workspace/notes/a.txt").is_file());
+    let (code, deleted) = sandbox.json(&[
+        "call",
+        "workspace_delete",
+        "--args",
+        r#"{"path": "notes/a.txt"}"#,
+        "--yes",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{deleted}");
+    assert!(!sandbox.path().join("workspace/notes/a.txt").exists());
+}
+
+#[test]
+fn run_executes_the_cycle_and_records_history() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("reply.txt", REPLY);
+    let (code, outcome) = sandbox.json(&["run", &file, "--json"]);
+    assert_eq!(code, 0, "{outcome}");
+    assert_eq!(outcome["results"].as_array().map(Vec::len), Some(2));
+    let formatted = outcome["formatted_results"].as_str().unwrap_or("");
+    assert_eq!(formatted.matches("<<<[TOOL_RESULT]>>>").count(), 2);
+    assert!(formatted.contains("\"value\":42"), "{formatted}");
+
+    let text = sandbox.run(&["run", &file]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("--- results for the model (vcp) ---"));
+
+    let history =
+        std::fs::read_to_string(sandbox.path().join("history.jsonl")).expect("history written");
+    let entries: Vec<Value> = history
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("complete json line"))
+        .collect();
+    assert_eq!(entries.len(), 4);
+    assert_eq!(entries[0]["parent_id"], entries[1]["parent_id"]);
+    assert_ne!(entries[0]["parent_id"], entries[2]["parent_id"]);
+
+    let none = sandbox.run_with_stdin(&["run", "--no-history"], Some("no calls here"));
+    assert_eq!(none.status.code(), Some(3));
+    let failing =
+        "<<<[TOOL_REQUEST]>>>\ntool_name:「始」devtools_fail「末」\n<<<[END_TOOL_REQUEST]>>>";
+    let failed = sandbox.run_with_stdin(&["run", "-", "--no-history"], Some(failing));
+    assert_eq!(failed.status.code(), Some(1));
+    let lines = std::fs::read_to_string(sandbox.path().join("history.jsonl")).expect("history");
+    assert_eq!(lines.lines().count(), 4, "--no-history records nothing");
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    let sandbox = Sandbox::new();
+    assert_eq!(sandbox.run(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(sandbox.run(&["--help"]).status.code(), Some(0));
+    let formats = sandbox.run(&["formats"]);
+    assert!(String::from_utf8_lossy(&formats.stdout).starts_with("vcp"));
+}
