@@ -1,1 +1,159 @@
-fn main() {}
+//! Engine benchmarks (figures, not assertions): VCP parsing, executor overhead, discovery over
+//! 10,000 methods, cached vs uncached prompt generation. Run: `cargo bench -p toolscope-engine`.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+use toolscope_engine::discovery::{Discovery, MethodFilter};
+use toolscope_engine::executor::{Executor, ExecutorOptions};
+use toolscope_engine::protocol::{vcp, ProtocolSet};
+use toolscope_engine::{
+    Annotations, BoxFuture, CallContext, MethodMetadata, ParsedToolRequest, Registry, Tool,
+    ToolCallConfig, ToolFailure, ToolInfo, ToolSource,
+};
+
+/// A deterministic reply of about `target` bytes: prose, then VCP blocks, repeated.
+fn vcp_reply(target: usize) -> String {
+    let mut text = String::with_capacity(target + 512);
+    let mut i = 0u32;
+    while text.len() < target {
+        text.push_str("Let me look that up for you, step by step. 让我查一下。\n");
+        text.push_str(&format!(
+            "<<<[TOOL_REQUEST]>>>\ntool_name:「始」workspace_read「末」\nrequest_id:「始」r{i}「末」\npath:「始」src/file_{i}.rs「末」\nrange:「始」{{\"startLine\": {i}, \"endLine\": {}}}「末」\nnote:「始」line one\nline two with 「quotes」\n「末」\n<<<[END_TOOL_REQUEST]>>>\n",
+            i + 10
+        ));
+        i += 1;
+    }
+    text
+}
+
+struct Generated {
+    id: String,
+    methods: usize,
+}
+
+impl Tool for Generated {
+    fn info(&self) -> ToolInfo {
+        ToolInfo {
+            id: self.id.clone(),
+            name: format!("Generated {}", self.id),
+            description: "A generated tool for benchmarks.".into(),
+            source: ToolSource::Builtin,
+            methods: (0..self.methods)
+                .map(|m| MethodMetadata {
+                    name: format!("method{m}"),
+                    description: format!("Generated method number {m} of {}.", self.id),
+                    parameters: json!({"type": "object", "properties": {
+                        "text": {"type": "string"}, "count": {"type": "integer", "default": 1}
+                    }}),
+                    agent_callable: m % 10 != 0,
+                    protocol_config: None,
+                    annotations: Annotations {
+                        read_only: Some(true),
+                        ..Default::default()
+                    },
+                    output_schema: None,
+                })
+                .collect(),
+        }
+    }
+
+    fn call<'a>(
+        &'a self,
+        _method: &'a str,
+        args: Map<String, Value>,
+        _ctx: CallContext,
+    ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
+        Box::pin(async move { Ok(args.get("text").cloned().unwrap_or(Value::Null)) })
+    }
+}
+
+fn generated_registry(tools: usize, methods: usize) -> Arc<Registry> {
+    let registry = Arc::new(Registry::new());
+    for t in 0..tools {
+        registry
+            .register(Arc::new(Generated {
+                id: format!("tool{t}"),
+                methods,
+            }))
+            .expect("generated tools register");
+    }
+    registry
+}
+
+fn parse_benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("vcp_parse");
+    for (name, size) in [("small_300B", 300), ("large_1MB", 1 << 20)] {
+        let reply = vcp_reply(size);
+        group.throughput(Throughput::Bytes(reply.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(vcp::parse(black_box(&reply))))
+        });
+    }
+    group.finish();
+}
+
+fn executor_benches(c: &mut Criterion) {
+    let registry = generated_registry(1, 2);
+    let executor = Executor::new(registry, ExecutorOptions::default());
+    let mut args = Map::new();
+    args.insert("text".into(), json!("hello"));
+    let request = ParsedToolRequest::manual("tool0_method1", args);
+    let cancel = CancellationToken::new();
+    // Compile the schema once, as a warm app would have.
+    let current = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    current.block_on(executor.execute(&request, &cancel));
+    let multi = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut group = c.benchmark_group("executor_echo_call");
+    group.bench_function("current_thread_runtime", |b| {
+        b.iter(|| black_box(current.block_on(executor.execute(&request, &cancel))))
+    });
+    group.bench_function("multi_thread_runtime", |b| {
+        b.iter(|| black_box(multi.block_on(executor.execute(&request, &cancel))))
+    });
+    group.finish();
+}
+
+fn discovery_benches(c: &mut Criterion) {
+    let registry = generated_registry(100, 100);
+    let discovery = Discovery::new(registry, ProtocolSet::standard());
+    let mut group = c.benchmark_group("discovery_10k_methods");
+    group.bench_function("list_all", |b| {
+        b.iter(|| black_box(discovery.discovered_methods(&MethodFilter::default())))
+    });
+    let filter = MethodFilter {
+        query: Some("number 42 tool7".into()),
+        ..Default::default()
+    };
+    group.bench_function("filter_query", |b| {
+        b.iter(|| black_box(discovery.discovered_methods(black_box(&filter))))
+    });
+    group.finish();
+
+    let config = ToolCallConfig::default();
+    let mut group = c.benchmark_group("prompt_10k_methods");
+    group.bench_function("uncached", |b| {
+        b.iter_batched(
+            || discovery.invalidate_cache(),
+            |()| black_box(discovery.generate_prompt("vcp", &config, None)),
+            BatchSize::SmallInput,
+        )
+    });
+    let _ = discovery.generate_prompt("vcp", &config, None);
+    group.bench_function("cached", |b| {
+        b.iter(|| black_box(discovery.generate_prompt("vcp", &config, None)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parse_benches, executor_benches, discovery_benches);
+criterion_main!(benches);

@@ -155,9 +155,11 @@ pub fn parse(text: &str) -> ParseOutput {
     while let Some(start) = find_from(text, cursor, REQUEST_START) {
         let body_start = start + REQUEST_START.len();
         let end = find_from(text, body_start, REQUEST_END);
-        let next_start = find_from(text, body_start, REQUEST_START);
+        // Only a start marker before this block's end matters; never scan past the end.
+        let search_limit = end.unwrap_or(text.len());
+        let next_start = find_from(&text[..search_limit], body_start, REQUEST_START);
         match (end, next_start) {
-            (Some(end), next) if next.is_none_or(|n| n > end) => {
+            (Some(end), None) => {
                 let block_end = end + REQUEST_END.len();
                 parse_block(text, Span::new(start, block_end), body_start, end, &mut out);
                 cursor = block_end;

@@ -1,1 +1,0 @@
-//! Calculator tool (in progress).
