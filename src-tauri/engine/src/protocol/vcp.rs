@@ -221,14 +221,30 @@ fn parse_block(text: &str, block: Span, body_start: usize, body_end: usize, out:
         });
         let value_start = open + VALUE_OPEN.len();
         let Some((colon, key_start)) = colon.zip(key_start).filter(|(c, k)| k < c) else {
-            out.diagnostics.push(diagnostic(
-                Severity::Error,
-                DiagnosticCode::StrayText,
-                format!("{VALUE_OPEN} without a key before it (expected key:{VALUE_OPEN}value{VALUE_CLOSE})"),
-                Span::new(open, value_start),
-            ));
-            broken = true;
-            cursor = value_start;
+            let marker_start = colon.unwrap_or(open);
+            check_stray(text, cursor, marker_start, out);
+            match find_from(&text[..body_end], value_start, VALUE_CLOSE) {
+                Some(close) => {
+                    let end = close + VALUE_CLOSE.len();
+                    out.diagnostics.push(diagnostic(
+                        Severity::Warning,
+                        DiagnosticCode::StrayText,
+                        format!("value without a key is ignored (expected key:{VALUE_OPEN}value{VALUE_CLOSE})"),
+                        Span::new(marker_start, end),
+                    ));
+                    cursor = end;
+                }
+                None => {
+                    out.diagnostics.push(diagnostic(
+                        Severity::Error,
+                        DiagnosticCode::UnclosedValue,
+                        format!("{VALUE_OPEN} without a key never closes with {VALUE_CLOSE}; the request is skipped"),
+                        Span::new(marker_start, body_end),
+                    ));
+                    broken = true;
+                    cursor = body_end;
+                }
+            }
             continue;
         };
         check_stray(text, cursor, key_start, out);

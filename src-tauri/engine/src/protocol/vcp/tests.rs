@@ -84,9 +84,25 @@ fn unclosed_block_is_reported_and_later_blocks_parse() {
 fn missing_tool_name_and_stray_markers() {
     let text = "<<<[TOOL_REQUEST]>>>\npath:「始」x「末」\n<<<[END_TOOL_REQUEST]>>><<<[TOOL_REQUEST]>>>\ntool_name:「始」a_b「末」\n:「始」nokey「末」\n<<<[END_TOOL_REQUEST]>>>";
     let out = parse(text);
-    assert!(out.requests.is_empty());
-    assert!(codes(&out).contains(&DiagnosticCode::MissingToolName));
-    assert!(codes(&out).contains(&DiagnosticCode::StrayText));
+    // The keyless pair is ignored with a warning; its request still stands.
+    let names: Vec<_> = out.requests.iter().map(|r| r.tool_name.as_str()).collect();
+    assert_eq!(names, ["a_b"]);
+    assert!(out.requests[0].args.is_empty());
+    assert_eq!(
+        codes(&out),
+        [DiagnosticCode::MissingToolName, DiagnosticCode::StrayText]
+    );
+    let stray = &out.diagnostics[1];
+    assert_eq!(stray.severity, Severity::Warning);
+    assert_eq!(
+        &text[stray.span.start..stray.span.end],
+        ":「始」nokey「末」"
+    );
+    // Without a close it is an unclosed value and the request is skipped.
+    let unclosed =
+        parse("<<<[TOOL_REQUEST]>>>tool_name:「始」a_b「末」 「始」x<<<[END_TOOL_REQUEST]>>>");
+    assert!(unclosed.requests.is_empty());
+    assert_eq!(codes(&unclosed), [DiagnosticCode::UnclosedValue]);
 }
 
 #[test]
