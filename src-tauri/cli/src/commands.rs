@@ -243,6 +243,7 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
         format: Some(&args.format),
         max_calls: usize::try_from(config.max_total_tool_calls).unwrap_or(usize::MAX),
         origin: "cli",
+        strict_unknown_tool: config.strict_unknown_tool,
     };
     let outcome = run_cycle(
         &reply,

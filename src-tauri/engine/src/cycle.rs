@@ -9,7 +9,8 @@ use crate::history::{History, HistoryEntry, RecordedRequest};
 use crate::parser::{self, ParseReport, ParserError};
 use crate::protocol::ProtocolSet;
 use crate::types::{
-    ErrorKind, ExecutionError, ExecutionStatus, ParsedToolRequest, ToolExecutionResult,
+    Diagnostic, DiagnosticCode, ErrorKind, ExecutionError, ExecutionStatus, ParsedToolRequest,
+    Severity, ToolExecutionResult,
 };
 
 /// How one cycle runs.
@@ -21,6 +22,8 @@ pub struct CycleOptions<'a> {
     pub max_calls: usize,
     /// Written into every history entry (`cli`, `app`, ...).
     pub origin: &'a str,
+    /// Requests naming no registered method become parse errors instead of failed runs.
+    pub strict_unknown_tool: bool,
 }
 
 impl Default for CycleOptions<'_> {
@@ -29,6 +32,7 @@ impl Default for CycleOptions<'_> {
             format: None,
             max_calls: 32,
             origin: "cycle",
+            strict_unknown_tool: false,
         }
     }
 }
@@ -62,7 +66,10 @@ pub async fn run_cycle(
     history: Option<&History>,
     cancel: &CancellationToken,
 ) -> Result<CycleOutcome, ParserError> {
-    let parse = parser::parse(protocols, reply, options.format)?;
+    let mut parse = parser::parse(protocols, reply, options.format)?;
+    if options.strict_unknown_tool {
+        reject_unknown(&mut parse, executor);
+    }
     let cycle_id = uuid::Uuid::new_v4().to_string();
     let allowed = parse.requests.len().min(options.max_calls);
     let mut results = executor
@@ -100,6 +107,28 @@ pub async fn run_cycle(
         formatted_results,
         history_errors,
     })
+}
+
+/// Moves requests whose routing name does not resolve from the requests to the diagnostics.
+fn reject_unknown(parse: &mut ParseReport, executor: &Executor) {
+    let registry = executor.registry();
+    let (known, unknown): (Vec<_>, Vec<_>) = std::mem::take(&mut parse.requests)
+        .into_iter()
+        .partition(|request| registry.resolve(&request.tool_name).is_ok());
+    parse.requests = known;
+    for request in unknown {
+        let reason = registry
+            .resolve(&request.tool_name)
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_default();
+        parse.diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            code: DiagnosticCode::UnknownTool,
+            message: format!("unknown tool '{}': {reason}", request.tool_name),
+            span: request.span,
+        });
+    }
 }
 
 fn over_limit(request: &ParsedToolRequest, max_calls: usize) -> ToolExecutionResult {
@@ -242,6 +271,29 @@ mod tests {
         assert!(outcome.results[0].is_success());
         assert_eq!(outcome.results[1].error_kind(), Some(ErrorKind::Denied));
         assert!(outcome.results[1].result.contains("at most 1"));
+    }
+
+    #[tokio::test]
+    async fn strict_unknown_tool_turns_unknown_names_into_diagnostics() {
+        let outcome = run_cycle(
+            REPLY,
+            &CycleOptions {
+                strict_unknown_tool: true,
+                ..Default::default()
+            },
+            &ProtocolSet::standard(),
+            &executor(),
+            None,
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("auto");
+        assert_eq!(outcome.results.len(), 1);
+        assert_eq!(outcome.parse.requests.len(), 1);
+        let diag = outcome.parse.diagnostics.last().expect("diagnostic");
+        assert_eq!(diag.code, DiagnosticCode::UnknownTool);
+        assert!(diag.message.contains("echo_nope"));
+        assert!(REPLY[diag.span.start..diag.span.end].contains("echo_nope"));
     }
 
     #[tokio::test]

@@ -148,6 +148,8 @@ pub enum DiagnosticCode {
     StrayText,
     InvalidJson,
     UnknownKey,
+    /// The routing name does not resolve (reported at parse time with `strict_unknown_tool`).
+    UnknownTool,
     InternalError,
 }
 

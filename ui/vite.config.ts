@@ -1,0 +1,23 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vitest/config";
+
+// Tauri loads the dev server at http://localhost:5173 (tauri.conf.json `devUrl`) and the
+// built files from ui/dist (`frontendDist`).
+export default defineConfig({
+  plugins: [react()],
+  clearScreen: false,
+  server: {
+    host: "localhost",
+    port: 5173,
+    strictPort: true,
+  },
+  envPrefix: ["VITE_", "TAURI_ENV_"],
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+  },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.{ts,tsx}"],
+  },
+});
