@@ -16,6 +16,14 @@ step "setup" bash scripts/setup.sh --test
 step "cargo fmt" cargo fmt --all --check
 step "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test" cargo test --workspace --locked
+# cargo test regenerates ui/src/bindings.ts from the Rust commands; it must match the commit.
+bindings_drift() {
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git diff --exit-code -- ui/src/bindings.ts ||
+      { echo "ui/src/bindings.ts is out of date: run cargo test and commit it"; return 1; }
+  fi
+}
+step "bindings drift" bindings_drift
 step "ui typecheck" npm --prefix ui run --silent typecheck
 step "ui lint" npm --prefix ui run --silent lint
 step "ui unit tests" npm --prefix ui test --silent

@@ -3,7 +3,21 @@
 
 /// Every `#[tauri::command]` the app registers. Each gets an `allow-<command>` /
 /// `deny-<command>` permission (underscores become dashes) for `src-tauri/capabilities/`.
-const COMMANDS: &[&str] = &["builtin_overview"];
+const COMMANDS: &[&str] = &[
+    "list_tools",
+    "list_protocols",
+    "tool_prompt",
+    "parse_reply",
+    "execute_call",
+    "run_reply",
+    "cancel_run",
+    "answer_confirmation",
+    "history_list",
+    "history_export",
+    "get_settings",
+    "save_settings",
+    "startup_notices",
+];
 
 fn main() {
     let attributes = tauri_build::Attributes::new()

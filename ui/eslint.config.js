@@ -5,7 +5,8 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default defineConfig([
-  globalIgnores(["dist", "node_modules"]),
+  // bindings.ts is generated from the Rust commands (cargo test export_bindings).
+  globalIgnores(["dist", "node_modules", "src/bindings.ts"]),
   {
     files: ["**/*.{ts,tsx}"],
     extends: [

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Whether the host runs requests as soon as they are parsed or waits for the user.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum CallMode {
     #[default]
@@ -15,6 +16,7 @@ pub enum CallMode {
 
 /// How a batch of requests from one reply is scheduled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ParallelExecution {
     /// One after another, in reply order.
@@ -27,6 +29,7 @@ pub enum ParallelExecution {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct ToolCallConfig {
     pub enabled: bool,

@@ -38,6 +38,7 @@ impl Default for CycleOptions<'_> {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CycleOutcome {
     /// Parent id of every history entry of this cycle.
     pub cycle_id: String,
@@ -66,6 +67,28 @@ pub async fn run_cycle(
     history: Option<&History>,
     cancel: &CancellationToken,
 ) -> Result<CycleOutcome, ParserError> {
+    run_cycle_observed(
+        reply,
+        options,
+        protocols,
+        executor,
+        history,
+        cancel,
+        &|_, _| {},
+    )
+    .await
+}
+
+/// [`run_cycle`], calling `observe(index, result)` as each executed request ends.
+pub async fn run_cycle_observed(
+    reply: &str,
+    options: &CycleOptions<'_>,
+    protocols: &ProtocolSet,
+    executor: &Executor,
+    history: Option<&History>,
+    cancel: &CancellationToken,
+    observe: &(dyn Fn(usize, &ToolExecutionResult) + Sync),
+) -> Result<CycleOutcome, ParserError> {
     let mut parse = parser::parse(protocols, reply, options.format)?;
     if options.strict_unknown_tool {
         reject_unknown(&mut parse, executor);
@@ -73,7 +96,7 @@ pub async fn run_cycle(
     let cycle_id = uuid::Uuid::new_v4().to_string();
     let allowed = parse.requests.len().min(options.max_calls);
     let mut results = executor
-        .execute_all(&parse.requests[..allowed], cancel)
+        .execute_all_observed(&parse.requests[..allowed], cancel, observe)
         .await;
     results.extend(
         parse.requests[allowed..]

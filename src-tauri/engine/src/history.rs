@@ -40,6 +40,7 @@ pub const TORN_FINAL_LINE_REASON: &str = "torn final line (incomplete write)";
 
 /// The request half of a record: what was asked for, without parser positions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RecordedRequest {
     pub request_id: String,
     /// Routing name `{toolId}_{methodName}`.
@@ -62,6 +63,7 @@ impl From<&ParsedToolRequest> for RecordedRequest {
 
 /// One recorded run: one line of the history file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct HistoryEntry {
     /// Unique id of this entry (uuid v4).
     pub id: String,
@@ -97,6 +99,7 @@ impl HistoryEntry {
 
 /// How far `append` goes before it returns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Durability {
     /// The line is handed to the OS (no user-space buffering): survives a killed process.
@@ -123,6 +126,7 @@ pub struct OpenReport {
 
 /// A line [`History::load`] could not use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SkippedLine {
     /// 1-based line number.
     pub line: usize,

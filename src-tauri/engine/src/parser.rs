@@ -18,6 +18,7 @@ pub enum ParserError {
 
 /// The outcome of parsing one reply, with the format that produced it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ParseReport {
     /// Protocol id that produced the requests (the chosen one for a named format).
     pub format: String,

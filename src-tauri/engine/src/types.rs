@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 /// Where a tool comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolSource {
     Builtin,
@@ -19,6 +20,7 @@ pub enum ToolSource {
 /// Behaviour hints for a method. `None` means "not stated"; an unstated method is treated as
 /// destructive and not read-only, because a hint that was never given cannot be trusted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Annotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -47,6 +49,7 @@ impl Annotations {
 
 /// Per-protocol presentation overrides of a method.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ProtocolConfig {
     /// Command name shown in VCP definitions instead of the method name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +58,7 @@ pub struct ProtocolConfig {
 
 /// Everything a model (or a form) needs to know about one method.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MethodMetadata {
     pub name: String,
     pub description: String,
@@ -72,6 +76,7 @@ pub struct MethodMetadata {
 
 /// A tool as shown to users: identity plus its methods.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ToolInfo {
     pub id: String,
     pub name: String,
@@ -82,6 +87,7 @@ pub struct ToolInfo {
 
 /// Byte range `[start, end)` into the text a request or diagnostic came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -95,6 +101,7 @@ impl Span {
 
 /// One tool call extracted from a model reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ParsedToolRequest {
     pub request_id: String,
     /// Routing name `{toolId}_{methodName}`.
@@ -131,6 +138,7 @@ pub fn new_request_id() -> String {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     Error,
@@ -139,6 +147,7 @@ pub enum Severity {
 
 /// Why part of a reply could not be turned into a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticCode {
     UnclosedBlock,
@@ -154,6 +163,7 @@ pub enum DiagnosticCode {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Diagnostic {
     pub severity: Severity,
     pub code: DiagnosticCode,
@@ -163,6 +173,7 @@ pub struct Diagnostic {
 
 /// What a protocol extracted from one reply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ParseOutput {
     pub requests: Vec<ParsedToolRequest>,
     pub diagnostics: Vec<Diagnostic>,
@@ -177,6 +188,7 @@ impl ParseOutput {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ExecutionStatus {
     Success,
@@ -185,6 +197,7 @@ pub enum ExecutionStatus {
 
 /// The classified reasons a run can fail (DESIGN.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     InvalidName,
@@ -226,6 +239,7 @@ impl std::fmt::Display for ErrorKind {
 
 /// One argument problem found by schema validation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ArgumentIssue {
     /// JSON pointer into the arguments (`/` for the object itself).
     pub path: String,
@@ -234,6 +248,7 @@ pub struct ArgumentIssue {
 
 /// A classified failure of one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ExecutionError {
     pub kind: ErrorKind,
     pub message: String,
@@ -243,6 +258,7 @@ pub struct ExecutionError {
 
 /// Set when the output was longer than the cap and was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Truncation {
     pub original_bytes: u64,
     pub kept_bytes: u64,
@@ -250,6 +266,7 @@ pub struct Truncation {
 
 /// The outcome of one request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ToolExecutionResult {
     pub request_id: String,
     pub tool_name: String,

@@ -1,95 +1,82 @@
 /**
- * The one module that talks to the Tauri backend: a typed thin client around `invoke`.
- *
- * Every command the app exposes (see `src-tauri/lib.rs`) has one typed function here, and
- * every failure is normalised to an {@link IpcError} carrying the backend's `kind`, so
- * components never see raw rejections.
+ * The one module that talks to the Tauri backend. Components call {@link ipc}: the generated,
+ * typed commands of `../bindings.ts` with their `{status, data | error}` results unwrapped, so a
+ * failure is a thrown {@link IpcError} carrying the backend's `kind`, `message` and `details`.
  */
-import { invoke, type InvokeArgs } from "@tauri-apps/api/core";
+import { Channel } from "@tauri-apps/api/core";
 
-/** Where a tool comes from (`ToolSource` in the engine, snake_case). */
-export type ToolSource = "builtin" | "http" | "mcp" | "wasm";
+import { commands, type CommandError, type CommandErrorKind, type RunEvent, type Value } from "../bindings";
 
-/** One method of a listed tool. */
-export interface MethodOverview {
-  name: string;
-  description: string;
-  /** Whether a model may discover and call the method. */
-  agent_callable: boolean;
-}
-
-/** One tool as the Discovery pane lists it (`ToolOverview` in `src-tauri/lib.rs`). */
-export interface ToolOverview {
-  id: string;
-  name: string;
-  description: string;
-  source: ToolSource;
-  methods: MethodOverview[];
-}
-
-/** Kinds of `CommandError` the backend reports (`{kind, message}` over IPC). */
-export type CommandErrorKind = "not_ready" | "workspace" | "registry";
+export type * from "../bindings";
 
 /** Kind used when the failure did not come from a command body (IPC, permissions, ...). */
 export const IPC_FAILURE = "ipc";
 
-/** A failed command call. `kind` is a {@link CommandErrorKind} or {@link IPC_FAILURE}. */
 export class IpcError extends Error {
   readonly kind: CommandErrorKind | typeof IPC_FAILURE;
-  readonly command: string;
+  readonly details: Value | null;
 
-  constructor(command: string, kind: CommandErrorKind | typeof IPC_FAILURE, message: string) {
+  constructor(kind: CommandErrorKind | typeof IPC_FAILURE, message: string, details: Value | null = null) {
     super(message);
     this.name = "IpcError";
-    this.command = command;
     this.kind = kind;
+    this.details = details;
   }
 }
 
-const COMMAND_ERROR_KINDS: readonly string[] = ["not_ready", "workspace", "registry"];
+type Outcome<T> = { status: "ok"; data: T } | { status: "error"; error: CommandError };
 
-function isCommandErrorKind(kind: string): kind is CommandErrorKind {
-  return COMMAND_ERROR_KINDS.includes(kind);
-}
-
-function toIpcError(command: string, reason: unknown): IpcError {
-  if (
-    typeof reason === "object" &&
-    reason !== null &&
-    "kind" in reason &&
-    "message" in reason &&
-    typeof reason.kind === "string" &&
-    typeof reason.message === "string" &&
-    isCommandErrorKind(reason.kind)
-  ) {
-    return new IpcError(command, reason.kind, reason.message);
+async function unwrap<T>(pending: Promise<Outcome<T>>): Promise<T> {
+  let outcome: Outcome<T>;
+  try {
+    outcome = await pending;
+  } catch (reason: unknown) {
+    // Tauri itself rejects with a plain string (unknown command, denied by a capability, ...).
+    throw new IpcError(IPC_FAILURE, describe(reason));
   }
-  // Tauri itself rejects with a plain string (unknown command, denied by a capability, ...).
-  return new IpcError(command, IPC_FAILURE, describe(reason));
+  if (outcome.status === "ok") return outcome.data;
+  throw new IpcError(outcome.error.kind, outcome.error.message, outcome.error.details ?? null);
 }
 
 function describe(reason: unknown): string {
   if (typeof reason === "string") return reason;
   if (reason instanceof Error) return reason.message;
-  try {
-    const json: unknown = JSON.stringify(reason);
-    if (typeof json === "string") return `unexpected failure: ${json}`;
-  } catch {
-    // Not serialisable (a cycle, a BigInt): fall through.
-  }
-  return "unexpected failure";
+  return "unexpected failure talking to the app";
 }
 
-async function call<T>(command: string, args?: InvokeArgs): Promise<T> {
-  try {
-    return await invoke<T>(command, args);
-  } catch (reason: unknown) {
-    throw toIpcError(command, reason);
-  }
+/** The message to show for any caught failure. */
+export function errorMessage(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return describe(reason);
 }
 
-/** Typed access to the backend's commands. */
+/** A fresh id for a run, so it can be cancelled with {@link ipc.cancelRun}. */
+export function newRunId(): string {
+  return crypto.randomUUID();
+}
+
+/** A channel delivering a run's events to `onEvent`. */
+export function runChannel(onEvent: (event: RunEvent) => void): Channel<RunEvent> {
+  const channel = new Channel<RunEvent>();
+  channel.onmessage = onEvent;
+  return channel;
+}
+
+/** Typed access to every backend command. */
 export const ipc = {
-  /** The built-in tools and their methods, ordered by tool id. */
-  builtinOverview: (): Promise<ToolOverview[]> => call<ToolOverview[]>("builtin_overview"),
+  listTools: (query: string | null, includeNonCallable: boolean) =>
+    unwrap(commands.listTools(query, includeNonCallable)),
+  listProtocols: () => unwrap(commands.listProtocols()),
+  toolPrompt: (protocol: string) => unwrap(commands.toolPrompt(protocol)),
+  parseReply: (text: string, format: string | null) => unwrap(commands.parseReply(text, format)),
+  executeCall: (...args: Parameters<typeof commands.executeCall>) => unwrap(commands.executeCall(...args)),
+  runReply: (...args: Parameters<typeof commands.runReply>) => unwrap(commands.runReply(...args)),
+  cancelRun: (runId: string) => unwrap(commands.cancelRun(runId)),
+  answerConfirmation: (confirmationId: string, approve: boolean) =>
+    unwrap(commands.answerConfirmation(confirmationId, approve)),
+  historyList: (query: string | null, limit: number | null) => unwrap(commands.historyList(query, limit)),
+  historyExport: () => unwrap(commands.historyExport()),
+  getSettings: () => unwrap(commands.getSettings()),
+  saveSettings: (...args: Parameters<typeof commands.saveSettings>) => unwrap(commands.saveSettings(...args)),
+  startupNotices: () => unwrap(commands.startupNotices()),
 };

@@ -63,6 +63,7 @@ impl From<&ToolCallConfig> for ExecutorOptions {
 
 /// Why a run needs the user's approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ConfirmReason {
     /// The method is destructive or does not say it is not.
@@ -73,6 +74,7 @@ pub enum ConfirmReason {
 
 /// What the user is asked to approve.
 #[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ConfirmationRequest {
     pub request_id: String,
     pub routing_name: String,
@@ -190,42 +192,72 @@ impl Executor {
         requests: &[ParsedToolRequest],
         cancel: &CancellationToken,
     ) -> Vec<ToolExecutionResult> {
+        self.execute_all_observed(requests, cancel, &|_, _| {})
+            .await
+    }
+
+    /// Like [`Self::execute_all`], calling `observe(index, result)` as each run ends (in
+    /// completion order), so a UI can show results while the batch is still running.
+    pub async fn execute_all_observed(
+        &self,
+        requests: &[ParsedToolRequest],
+        cancel: &CancellationToken,
+        observe: &(dyn Fn(usize, &ToolExecutionResult) + Sync),
+    ) -> Vec<ToolExecutionResult> {
+        let run = |index: usize| async move {
+            let result = self.execute(&requests[index], cancel).await;
+            observe(index, &result);
+            result
+        };
         match self.options.schedule {
             ParallelExecution::Serial => {
                 let mut results = Vec::with_capacity(requests.len());
-                for request in requests {
-                    results.push(self.execute(request, cancel).await);
+                for index in 0..requests.len() {
+                    results.push(run(index).await);
                 }
                 results
             }
-            ParallelExecution::Parallel => {
-                join_all(requests.iter().map(|r| self.execute(r, cancel))).await
-            }
+            ParallelExecution::Parallel => join_all((0..requests.len()).map(run)).await,
             ParallelExecution::Smart => {
                 let mut results = Vec::with_capacity(requests.len());
                 for group in self.smart_groups(requests) {
-                    results.extend(join_all(group.iter().map(|r| self.execute(r, cancel))).await);
+                    results.extend(join_all(group.map(run)).await);
                 }
                 results
             }
         }
     }
 
+    /// Everything [`Self::execute`] checks before running, without running: routing,
+    /// agent-callable and argument validation. `None` means the request would run.
+    pub fn check(&self, request: &ParsedToolRequest) -> Option<ExecutionError> {
+        let failure = match self.registry.resolve(&request.tool_name) {
+            Err(e) => Failure::new(e.kind, e.message),
+            Ok((_, method)) if !method.meta.agent_callable => not_agent_callable(&method),
+            Ok((_, method)) => Self::prepare_args(request, &method).err()?,
+        };
+        Some(ExecutionError {
+            kind: failure.kind,
+            message: failure.message,
+            issues: failure.issues,
+        })
+    }
+
     /// Consecutive read-only requests form one parallel group; anything else stands alone.
-    fn smart_groups<'r>(&self, requests: &'r [ParsedToolRequest]) -> Vec<&'r [ParsedToolRequest]> {
+    fn smart_groups(&self, requests: &[ParsedToolRequest]) -> Vec<std::ops::Range<usize>> {
         let mut groups = Vec::new();
         let mut start = 0;
         for (i, request) in requests.iter().enumerate() {
             if !self.is_read_only(&request.tool_name) {
                 if start < i {
-                    groups.push(&requests[start..i]);
+                    groups.push(start..i);
                 }
-                groups.push(&requests[i..=i]);
+                groups.push(i..i + 1);
                 start = i + 1;
             }
         }
         if start < requests.len() {
-            groups.push(&requests[start..]);
+            groups.push(start..requests.len());
         }
         groups
     }
@@ -252,13 +284,7 @@ impl Executor {
             .resolve(&request.tool_name)
             .map_err(|e| Failure::new(e.kind, e.message))?;
         if !method.meta.agent_callable {
-            return Err(Failure::new(
-                ErrorKind::NotAgentCallable,
-                format!(
-                    "method '{}' is not agent-callable: a model may not invoke it",
-                    method.routing_name
-                ),
-            ));
+            return Err(not_agent_callable(&method));
         }
         let args = Self::prepare_args(request, &method)?;
         self.confirm(request, &method, &args).await?;
@@ -440,6 +466,16 @@ impl Executor {
             }
         }
     }
+}
+
+fn not_agent_callable(method: &RegisteredMethod) -> Failure {
+    Failure::new(
+        ErrorKind::NotAgentCallable,
+        format!(
+            "method '{}' is not agent-callable: a model may not invoke it",
+            method.routing_name
+        ),
+    )
 }
 
 fn confirm_reason_text(reason: ConfirmReason) -> &'static str {

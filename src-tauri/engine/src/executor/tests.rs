@@ -465,3 +465,41 @@ async fn smart_runs_read_only_together_and_the_rest_in_order() {
         .collect();
     assert_eq!(groups, [1, 1, 1]);
 }
+
+#[tokio::test]
+async fn observed_batches_report_each_result_and_check_predicts_failures() {
+    let (executor, _) = setup(ExecutorOptions {
+        schedule: ParallelExecution::Parallel,
+        ..Default::default()
+    });
+    let requests = batch(&["probe_echo", "probe_fail", "probe_json"]);
+    let seen = Mutex::new(Vec::new());
+    let results = executor
+        .execute_all_observed(&requests, &CancellationToken::new(), &|index, result| {
+            if let Ok(mut seen) = seen.lock() {
+                seen.push((index, result.request_id.clone()));
+            }
+        })
+        .await;
+    let mut seen = seen.into_inner().expect("lock");
+    seen.sort();
+    let expected: Vec<(usize, String)> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, r.request_id.clone()))
+        .collect();
+    assert_eq!(seen, expected);
+
+    assert!(executor.check(&request("probe_echo", json!({}))).is_none());
+    for (name, args, kind) in [
+        ("probe_typed", json!({}), ErrorKind::InvalidArgs),
+        ("probe_hidden", json!({}), ErrorKind::NotAgentCallable),
+        ("nope_x", json!({}), ErrorKind::ToolNotFound),
+        ("bad", json!({}), ErrorKind::InvalidName),
+    ] {
+        let error = executor.check(&request(name, args)).expect(name);
+        assert_eq!(error.kind, kind, "{name}");
+    }
+    // check() never runs the tool: a destructive method is not confirmed or executed.
+    assert!(executor.check(&request("probe_wipe", json!({}))).is_none());
+}

@@ -2,18 +2,30 @@ import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 
-import type { ToolOverview } from "../../lib/ipc";
+import type { MethodMetadata, ToolView } from "../../lib/ipc";
 import { DiscoveryPane } from "./DiscoveryPane";
 
-const TOOLS: ToolOverview[] = [
+function method(tool: string, name: string, description: string, agentCallable: boolean) {
+  const meta: MethodMetadata = {
+    name,
+    description,
+    parameters: { type: "object" },
+    agent_callable: agentCallable,
+    annotations: {},
+  };
+  return { routing_name: `${tool}_${name}`, meta };
+}
+
+const TOOLS: ToolView[] = [
   {
     id: "calculator",
     name: "Calculator",
     description: "Evaluates arithmetic expressions.",
     source: "builtin",
+    enabled: true,
     methods: [
-      { name: "evaluate", description: "Evaluates one expression.", agent_callable: true },
-      { name: "reset", description: "Clears the memory.", agent_callable: false },
+      method("calculator", "evaluate", "Evaluates one expression.", true),
+      method("calculator", "reset", "Clears the memory.", false),
     ],
   },
   {
@@ -21,7 +33,8 @@ const TOOLS: ToolOverview[] = [
     name: "Workspace files",
     description: "Reads and writes files inside the workspace.",
     source: "builtin",
-    methods: [{ name: "read", description: "Reads a file.", agent_callable: true }],
+    enabled: true,
+    methods: [method("workspace", "read", "Reads a file.", true)],
   },
 ];
 
@@ -31,11 +44,11 @@ afterEach(() => {
 });
 
 describe("DiscoveryPane", () => {
-  it("lists every built-in tool with its methods from builtin_overview", async () => {
+  it("lists every built-in tool with its methods from list_tools", async () => {
     const calls: string[] = [];
     mockIPC((cmd) => {
       calls.push(cmd);
-      if (cmd === "builtin_overview") return TOOLS;
+      if (cmd === "list_tools") return TOOLS;
       throw new Error(`unexpected command ${cmd}`);
     });
 
@@ -65,7 +78,7 @@ describe("DiscoveryPane", () => {
     expect(within(workspace).getByText("workspace_read")).toBeTruthy();
 
     expect(screen.getByText("2 tools, 3 methods")).toBeTruthy();
-    expect(calls).toEqual(["builtin_overview"]);
+    expect(calls).toEqual(["list_tools"]);
   });
 
   it("says so when no built-in tool is registered", async () => {

@@ -1,26 +1,26 @@
 import { useEffect, useState } from "react";
 
-import { ipc, IpcError, type ToolOverview } from "../../lib/ipc";
+import { ipc, IpcError, type ToolView } from "../../lib/ipc";
 
 type LoadState =
   | { status: "loading" }
   | { status: "error"; error: IpcError }
-  | { status: "ready"; tools: ToolOverview[] };
+  | { status: "ready"; tools: ToolView[] };
 
 function asIpcError(reason: unknown): IpcError {
   return reason instanceof IpcError
     ? reason
-    : new IpcError("builtin_overview", "ipc", reason instanceof Error ? reason.message : "unexpected failure");
+    : new IpcError("ipc", reason instanceof Error ? reason.message : "unexpected failure");
 }
 
-/** Lists the built-in tools and their methods, as the backend's `builtin_overview` reports them. */
+/** Lists the built-in tools and their methods, as the backend's `list_tools` reports them. */
 export function DiscoveryPane() {
   const [state, setState] = useState<LoadState>({ status: "loading" });
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     let current = true;
-    ipc.builtinOverview().then(
+    ipc.listTools(null, true).then(
       (tools) => {
         if (current) setState({ status: "ready", tools });
       },
@@ -78,7 +78,7 @@ function DiscoveryBody({ state }: { state: LoadState }) {
   }
 }
 
-function ToolList({ tools }: { tools: ToolOverview[] }) {
+function ToolList({ tools }: { tools: ToolView[] }) {
   if (tools.length === 0) {
     return (
       <p className="status" role="status">
@@ -107,16 +107,16 @@ function ToolList({ tools }: { tools: ToolOverview[] }) {
             ) : (
               <ul className="method-list" aria-label={`Methods of ${tool.name}`}>
                 {tool.methods.map((method) => (
-                  <li key={method.name} className="method">
+                  <li key={method.routing_name} className="method">
                     <div className="method-head">
-                      <code className="method-name">{`${tool.id}_${method.name}`}</code>
-                      {method.agent_callable ? (
+                      <code className="method-name">{method.routing_name}</code>
+                      {method.meta.agent_callable ? (
                         <span className="badge badge-ok">agent-callable</span>
                       ) : (
                         <span className="badge badge-muted">not agent-callable</span>
                       )}
                     </div>
-                    {method.description !== "" && <p className="method-description">{method.description}</p>}
+                    {method.meta.description !== "" && <p className="method-description">{method.meta.description}</p>}
                   </li>
                 ))}
               </ul>

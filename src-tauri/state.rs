@@ -1,0 +1,193 @@
+//! What the app keeps between commands: the engine (registry, protocols, discovery), the
+//! history file, the current ToolCallConfig, and the runs and confirmations in flight.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use toolscope_engine::builtin::{self, BuiltinOptions};
+use toolscope_engine::discovery::Discovery;
+use toolscope_engine::history::History;
+use toolscope_engine::protocol::ProtocolSet;
+use toolscope_engine::{Registry, ToolCallConfig};
+
+use crate::error::{CommandError, CommandErrorKind};
+
+/// Locks that only guard plain maps stay usable after a panic elsewhere.
+pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub struct AppState {
+    pub registry: Arc<Registry>,
+    pub protocols: ProtocolSet,
+    pub discovery: Discovery,
+    config: RwLock<ToolCallConfig>,
+    startup: OnceLock<Result<Arc<History>, CommandError>>,
+    /// Startup problems worth showing once (a torn history tail set aside, ...).
+    pub notices: Mutex<Vec<String>>,
+    runs: Mutex<HashMap<String, CancellationToken>>,
+    pub confirmations: Arc<Mutex<HashMap<String, oneshot::Sender<bool>>>>,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        let registry = Arc::new(Registry::new());
+        let protocols = ProtocolSet::standard();
+        Self {
+            discovery: Discovery::new(Arc::clone(&registry), protocols.clone()),
+            registry,
+            protocols,
+            config: RwLock::new(ToolCallConfig::default()),
+            startup: OnceLock::new(),
+            notices: Mutex::new(Vec::new()),
+            runs: Mutex::new(HashMap::new()),
+            confirmations: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+}
+
+impl AppState {
+    /// Registers the built-in tools and opens the history, under `data_dir`. Runs once.
+    pub fn start(&self, data_dir: Result<&Path, CommandError>) {
+        let outcome = data_dir.and_then(|dir| self.open(dir));
+        if let Err(error) = &outcome {
+            eprintln!("toolscope: startup failed: {error}");
+        }
+        let _ = self.startup.set(outcome);
+    }
+
+    fn open(&self, data_dir: &Path) -> Result<Arc<History>, CommandError> {
+        let workspace_root = data_dir.join("workspace");
+        builtin::register_all(&self.registry, &BuiltinOptions { workspace_root }).map_err(|e| {
+            match e {
+                builtin::BuiltinError::WorkspaceRoot { .. } => {
+                    CommandError::new(CommandErrorKind::Workspace, e.to_string())
+                }
+                builtin::BuiltinError::Registry(_) => {
+                    CommandError::new(CommandErrorKind::Registry, e.to_string())
+                }
+            }
+        })?;
+        let (history, report) = History::open(data_dir.join("history.jsonl"))
+            .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
+        if let Some(torn) = report.torn_tail {
+            lock(&self.notices).push(format!(
+                "The run history ended in an incomplete entry ({} bytes, from an interrupted write). It was moved to {}.",
+                torn.bytes,
+                torn.set_aside_to.display()
+            ));
+        }
+        Ok(Arc::new(history))
+    }
+
+    /// The history, once startup has succeeded.
+    pub fn history(&self) -> Result<Arc<History>, CommandError> {
+        match self.startup.get() {
+            None => Err(CommandError::new(
+                CommandErrorKind::NotReady,
+                "the app is still starting",
+            )),
+            Some(outcome) => outcome.clone(),
+        }
+    }
+
+    pub fn config(&self) -> ToolCallConfig {
+        self.config
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn set_config(&self, config: ToolCallConfig) {
+        *self.config.write().unwrap_or_else(|e| e.into_inner()) = config;
+        self.discovery.invalidate_cache();
+    }
+
+    /// Registers a cancellable run under the UI's id; the guard forgets it when dropped.
+    pub fn begin_run(&self, run_id: &str) -> Result<RunGuard<'_>, CommandError> {
+        let mut runs = lock(&self.runs);
+        if run_id.is_empty() || runs.contains_key(run_id) {
+            return Err(CommandError::new(
+                CommandErrorKind::InvalidInput,
+                format!("run id '{run_id}' is empty or already running"),
+            ));
+        }
+        let token = CancellationToken::new();
+        runs.insert(run_id.to_owned(), token.clone());
+        Ok(RunGuard {
+            state: self,
+            run_id: run_id.to_owned(),
+            token,
+        })
+    }
+
+    /// Cancels a run; false if no such run is in flight.
+    pub fn cancel_run(&self, run_id: &str) -> bool {
+        lock(&self.runs)
+            .get(run_id)
+            .map(CancellationToken::cancel)
+            .is_some()
+    }
+}
+
+pub struct RunGuard<'a> {
+    state: &'a AppState,
+    run_id: String,
+    pub token: CancellationToken,
+}
+
+impl Drop for RunGuard<'_> {
+    fn drop(&mut self) {
+        lock(&self.state.runs).remove(&self.run_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn startup_registers_builtins_and_opens_history() {
+        let state = AppState::default();
+        assert_eq!(
+            state.history().map(|_| ()).map_err(|e| e.kind),
+            Err(CommandErrorKind::NotReady)
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        state.start(Ok(dir.path()));
+        assert!(state.history().is_ok());
+        assert!(dir.path().join("workspace").is_dir());
+        assert!(state.registry.get("calculator").is_some());
+    }
+
+    #[test]
+    fn failed_startup_is_reported_by_commands() {
+        let state = AppState::default();
+        state.start(Err(CommandError::new(
+            CommandErrorKind::Workspace,
+            "no data dir",
+        )));
+        assert_eq!(
+            state.history().map(|_| ()).map_err(|e| e.message),
+            Err("no data dir".to_owned())
+        );
+    }
+
+    #[test]
+    fn runs_are_cancellable_and_forgotten_when_done() {
+        let state = AppState::default();
+        let guard = state.begin_run("r1").expect("new run");
+        assert!(
+            state.begin_run("r1").is_err(),
+            "ids are unique while running"
+        );
+        assert!(state.cancel_run("r1"));
+        assert!(guard.token.is_cancelled());
+        drop(guard);
+        assert!(!state.cancel_run("r1"));
+        assert!(state.begin_run("").is_err());
+    }
+}
