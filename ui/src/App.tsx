@@ -1,6 +1,9 @@
-import { useRef, useState, type KeyboardEvent } from "react";
+import { useRef, type KeyboardEvent } from "react";
 
 import { DiscoveryPane } from "./features/discovery/DiscoveryPane";
+import { ExecutorPane } from "./features/executor/ExecutorPane";
+import { ParserPane } from "./features/parser/ParserPane";
+import { useWorkbench, WorkbenchProvider, type PaneId } from "./lib/workbench";
 
 const TABS = [
   { id: "discovery", label: "Discovery" },
@@ -8,15 +11,24 @@ const TABS = [
   { id: "executor", label: "Executor" },
 ] as const;
 
-type TabId = (typeof TABS)[number]["id"];
+type TabId = PaneId;
 
-/** The application shell: header and the three workbench tabs. */
+/** The application: shared workbench state around the shell. */
 export function App() {
-  const [selected, setSelected] = useState<TabId>("discovery");
+  return (
+    <WorkbenchProvider>
+      <Shell />
+    </WorkbenchProvider>
+  );
+}
+
+/** Header and the three workbench tabs; every pane stays mounted so nothing typed is lost. */
+function Shell() {
+  const { activePane: selected, showPane } = useWorkbench();
   const tabRefs = useRef(new Map<TabId, HTMLButtonElement>());
 
   const select = (id: TabId) => {
-    setSelected(id);
+    showPane(id);
     tabRefs.current.get(id)?.focus();
   };
 
@@ -85,7 +97,7 @@ export function App() {
             tabIndex={0}
             hidden={selected !== tab.id}
           >
-            <Panel id={tab.id} />
+            <Panel id={tab.id} active={selected === tab.id} />
           </div>
         ))}
       </main>
@@ -93,35 +105,13 @@ export function App() {
   );
 }
 
-function Panel({ id }: { id: TabId }) {
+function Panel({ id, active }: { id: TabId; active: boolean }) {
   switch (id) {
     case "discovery":
-      return <DiscoveryPane />;
+      return <DiscoveryPane active={active} />;
     case "parser":
-      return (
-        <NotYet title="Parser">
-          Paste a model reply and see the tool calls each format extracts, with diagnostics for malformed
-          blocks.
-        </NotYet>
-      );
+      return <ParserPane active={active} />;
     case "executor":
-      return (
-        <NotYet title="Executor">
-          Run parsed calls against the registered tools, with validation, confirmation, timeouts and results
-          formatted for the protocol.
-        </NotYet>
-      );
+      return <ExecutorPane active={active} />;
   }
-}
-
-function NotYet({ title, children }: { title: string; children: string }) {
-  return (
-    <section className="pane" aria-labelledby={`${title.toLowerCase()}-title`}>
-      <h2 id={`${title.toLowerCase()}-title`}>{title}</h2>
-      <p className="status">
-        The {title} pane is not part of this build yet: it arrives with the desktop-app issue.
-      </p>
-      <p className="muted">{children}</p>
-    </section>
-  );
 }

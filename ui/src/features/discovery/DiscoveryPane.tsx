@@ -14,7 +14,9 @@ function asIpcError(reason: unknown): IpcError {
 }
 
 /** Lists the built-in tools and their methods, as the backend's `list_tools` reports them. */
-export function DiscoveryPane() {
+// `active` is accepted like every pane; this list has no pane-wide keyboard shortcuts yet.
+export function DiscoveryPane(props: { active?: boolean }) {
+  void props;
   const [state, setState] = useState<LoadState>({ status: "loading" });
   const [attempt, setAttempt] = useState(0);
 
