@@ -14,9 +14,8 @@ function asIpcError(reason: unknown): IpcError {
 }
 
 /** Lists the built-in tools and their methods, as the backend's `list_tools` reports them. */
-// `active` is accepted like every pane; this list has no pane-wide keyboard shortcuts yet.
-export function DiscoveryPane(props: { active?: boolean }) {
-  void props;
+// Accepts `active` like every pane; this list has no pane-wide keyboard shortcuts yet.
+export function DiscoveryPane(_props: { active?: boolean }) {
   const [state, setState] = useState<LoadState>({ status: "loading" });
   const [attempt, setAttempt] = useState(0);
 
