@@ -203,7 +203,7 @@ fn call_args(args: &CallArgs) -> Result<Map<String, Value>, SetupError> {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(SetupError::usage(format!(
             "--args must be a JSON object, got {}",
-            render::json_kind(&other)
+            toolscope_engine::types::json_kind(&other)
         ))),
         Err(e) => Err(SetupError::usage(format!("--args is not valid JSON: {e}"))),
     }

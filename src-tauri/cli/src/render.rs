@@ -14,17 +14,6 @@ pub fn json<T: Serialize + ?Sized>(value: &T) {
     }
 }
 
-pub fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn badges(annotations: &Annotations, callable: bool) -> String {
     let mut badges = Vec::new();
     if !callable {

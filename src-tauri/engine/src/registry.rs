@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use serde_json::Value;
+use crate::types::json_kind;
 
 use crate::tool::Tool;
 use crate::types::{ErrorKind, MethodMetadata, ToolInfo, ToolSource};
@@ -136,17 +136,6 @@ fn valid_tool_id(id: &str) -> bool {
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 impl Registry {
@@ -320,7 +309,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::tool::{BoxFuture, CallContext, ToolFailure};
     use crate::types::Annotations;
-    use serde_json::{json, Map};
+    use serde_json::{json, Map, Value};
 
     /// A tool defined by metadata only; its calls echo their arguments.
     pub(crate) struct FixtureTool(pub ToolInfo);

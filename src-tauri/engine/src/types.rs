@@ -289,3 +289,15 @@ impl ToolExecutionResult {
         self.error.as_ref().map(|e| e.kind)
     }
 }
+
+/// "a string", "an object", ...: how messages name the kind of a JSON value.
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -10,6 +10,7 @@ pub mod expr;
 
 use std::collections::BTreeMap;
 
+use crate::types::json_kind;
 use serde_json::{json, Map, Value};
 
 use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
@@ -191,17 +192,6 @@ impl Tool for CalculatorTool {
                 other => Err(ToolFailure::UnknownMethod(other.to_owned())),
             }
         })
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -14,6 +14,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::types::json_kind;
 use serde_json::{json, Map, Value};
 
 use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
@@ -373,17 +374,6 @@ fn delete_meta() -> MethodMetadata {
 // ---------------------------------------------------------------------------------------------
 // Arguments. The executor validates them against the schemas first, but a tool may be called
 // directly, so every type is checked again and every default applied here.
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 fn wrong_type(name: &str, expected: &str, found: &Value) -> ToolFailure {
     ToolFailure::failed(format!(
