@@ -104,10 +104,19 @@ pub async fn execute_call(
     run_id: String,
     on_event: Channel<RunEvent>,
 ) -> Result<ToolExecutionResult, CommandError> {
+    call_method(&state, call, &run_id, &on_event).await
+}
+
+async fn call_method(
+    state: &AppState,
+    call: ManualCall,
+    run_id: &str,
+    on_event: &Channel<RunEvent>,
+) -> Result<ToolExecutionResult, CommandError> {
     let history = state.history()?;
-    let run = state.begin_run(&run_id)?;
+    let run = state.begin_run(run_id)?;
     let request = ParsedToolRequest::manual(call.tool_name, call.args);
-    let result = executor(&state, &on_event, &run.token)
+    let result = executor(state, on_event, &run.token)
         .execute(&request, &run.token)
         .await;
     let _ = on_event.send(RunEvent::ResultReady {
@@ -134,12 +143,22 @@ pub async fn run_reply(
     run_id: String,
     on_event: Channel<RunEvent>,
 ) -> Result<CycleOutcome, CommandError> {
+    run_cycle_for(&state, &text, format.as_deref(), &run_id, &on_event).await
+}
+
+async fn run_cycle_for(
+    state: &AppState,
+    text: &str,
+    format: Option<&str>,
+    run_id: &str,
+    on_event: &Channel<RunEvent>,
+) -> Result<CycleOutcome, CommandError> {
     let history = state.history()?;
-    let run = state.begin_run(&run_id)?;
+    let run = state.begin_run(run_id)?;
     let config = state.config();
-    let executor = executor(&state, &on_event, &run.token);
+    let executor = executor(state, on_event, &run.token);
     let options = CycleOptions {
-        format: format.as_deref(),
+        format,
         max_calls: usize::try_from(config.max_total_tool_calls).unwrap_or(usize::MAX),
         origin: "app",
         strict_unknown_tool: config.strict_unknown_tool,
@@ -151,7 +170,7 @@ pub async fn run_reply(
         });
     };
     let outcome = run_cycle_observed(
-        &text,
+        text,
         &options,
         &state.protocols,
         &executor,
@@ -182,6 +201,147 @@ pub async fn answer_confirmation(
     confirmation_id: String,
     approve: bool,
 ) -> Result<bool, CommandError> {
-    let waiting = lock(&state.confirmations).remove(&confirmation_id);
-    Ok(waiting.is_some_and(|answer| answer.send(approve).is_ok()))
+    Ok(answer(&state, &confirmation_id, approve))
+}
+
+fn answer(state: &AppState, confirmation_id: &str, approve: bool) -> bool {
+    let waiting = lock(&state.confirmations).remove(confirmation_id);
+    waiting.is_some_and(|answer| answer.send(approve).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+    use tauri::ipc::InvokeResponseBody;
+    use toolscope_engine::history::History;
+    use toolscope_engine::ErrorKind;
+
+    use super::*;
+
+    /// A channel whose events land in a shared list, like the UI's `onmessage`.
+    fn recording_channel() -> (Channel<RunEvent>, Arc<Mutex<Vec<Value>>>) {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&events);
+        let channel = Channel::new(move |body| {
+            if let InvokeResponseBody::Json(text) = body {
+                if let Ok(value) = serde_json::from_str(&text) {
+                    lock(&sink).push(value);
+                }
+            }
+            Ok(())
+        });
+        (channel, events)
+    }
+
+    fn started() -> (tempfile::TempDir, Arc<AppState>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let state = Arc::new(AppState::default());
+        state.start(Ok(dir.path()));
+        (dir, state)
+    }
+
+    fn call(tool_name: &str, args: Value) -> ManualCall {
+        ManualCall {
+            tool_name: tool_name.into(),
+            args: args.as_object().cloned().unwrap_or_default(),
+            parent_id: Some("parent-1".into()),
+        }
+    }
+
+    /// Answers the first confirmation request that shows up.
+    async fn answer_when_asked(state: &AppState, events: &Mutex<Vec<Value>>, approve: bool) {
+        for _ in 0..500 {
+            let id = lock(events)
+                .iter()
+                .find(|e| e["event"] == "confirmation_needed")
+                .and_then(|e| e["confirmation_id"].as_str().map(str::to_owned));
+            if let Some(id) = id {
+                assert!(answer(state, &id, approve));
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("no confirmation was requested");
+    }
+
+    #[tokio::test]
+    async fn a_call_streams_its_result_and_is_recorded() {
+        let (_dir, state) = started();
+        let (channel, events) = recording_channel();
+        let result = call_method(
+            &state,
+            call("calculator_evaluate", json!({"expression": "6*7"})),
+            "run-1",
+            &channel,
+        )
+        .await
+        .expect("runs");
+        assert!(result.is_success(), "{}", result.result);
+        assert_eq!(lock(&events)[0]["event"], "result_ready");
+        let history = History::load(state.history().expect("open").path()).expect("load");
+        assert_eq!(history.entries.len(), 1);
+        assert_eq!(history.entries[0].parent_id.as_deref(), Some("parent-1"));
+        assert_eq!(history.entries[0].origin, "app");
+    }
+
+    #[tokio::test]
+    async fn destructive_calls_ask_through_the_channel() {
+        let (_dir, state) = started();
+        for (approve, expected) in [
+            (false, Some(ErrorKind::Denied)),
+            (true, Some(ErrorKind::ToolError)),
+        ] {
+            let (channel, events) = recording_channel();
+            let running = {
+                let state = Arc::clone(&state);
+                tokio::spawn(async move {
+                    call_method(
+                        &state,
+                        call("workspace_delete", json!({"path": "missing.txt"})),
+                        "run-d",
+                        &channel,
+                    )
+                    .await
+                })
+            };
+            answer_when_asked(&state, &events, approve).await;
+            let result = running.await.expect("joins").expect("runs");
+            // Approved, the delete really runs and fails on the missing file.
+            assert_eq!(result.error_kind(), expected, "{}", result.result);
+            let asked = lock(&events)
+                .iter()
+                .find(|e| e["event"] == "confirmation_needed")
+                .cloned()
+                .expect("asked");
+            assert_eq!(asked["request"]["routing_name"], "workspace_delete");
+            assert_eq!(asked["request"]["reason"], "destructive");
+        }
+        assert!(!answer(&state, "no-such-confirmation", true));
+    }
+
+    #[tokio::test]
+    async fn a_run_can_be_cancelled_by_id() {
+        let (_dir, state) = started();
+        let (channel, _events) = recording_channel();
+        let reply = "<<<[TOOL_REQUEST]>>>\ntool_name:「始」devtools_sleep「末」\ndurationMs:「始」60000「末」\n<<<[END_TOOL_REQUEST]>>>";
+        let running = {
+            let state = Arc::clone(&state);
+            tokio::spawn(async move { run_cycle_for(&state, reply, None, "run-c", &channel).await })
+        };
+        for _ in 0..500 {
+            if state.cancel_run("run-c") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let outcome = running.await.expect("joins").expect("cycle runs");
+        assert_eq!(outcome.results[0].error_kind(), Some(ErrorKind::Cancelled));
+        assert!(outcome.formatted_results.contains("cancelled"));
+        assert!(
+            !state.cancel_run("run-c"),
+            "the run is forgotten when it ends"
+        );
+    }
 }
