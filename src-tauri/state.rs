@@ -71,6 +71,10 @@ impl AppState {
                 }
             }
         })?;
+        if let Some(count) = synthetic_method_count() {
+            builtin::synthetic::register(&self.registry, count)
+                .map_err(|e| CommandError::new(CommandErrorKind::Registry, e.to_string()))?;
+        }
         let (history, report) = History::open(data_dir.join("history.jsonl"))
             .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
         if let Some(torn) = report.torn_tail {
@@ -131,6 +135,14 @@ impl AppState {
             .map(CancellationToken::cancel)
             .is_some()
     }
+}
+
+/// `TOOLSCOPE_SYNTHETIC_METHODS=N` adds N generated methods, to try the app at scale.
+fn synthetic_method_count() -> Option<usize> {
+    std::env::var("TOOLSCOPE_SYNTHETIC_METHODS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&n| n > 0)
 }
 
 pub struct RunGuard<'a> {

@@ -5,15 +5,13 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 use tokio_util::sync::CancellationToken;
+use toolscope_engine::builtin::synthetic;
 use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::executor::{Executor, ExecutorOptions};
 use toolscope_engine::protocol::{vcp, ProtocolSet};
-use toolscope_engine::{
-    Annotations, BoxFuture, CallContext, MethodMetadata, ParsedToolRequest, Registry, Tool,
-    ToolCallConfig, ToolFailure, ToolInfo, ToolSource,
-};
+use toolscope_engine::{ParsedToolRequest, Registry, ToolCallConfig};
 
 /// A deterministic reply of about `target` bytes: prose, then VCP blocks, repeated.
 fn vcp_reply(target: usize) -> String {
@@ -30,57 +28,9 @@ fn vcp_reply(target: usize) -> String {
     text
 }
 
-struct Generated {
-    id: String,
-    methods: usize,
-}
-
-impl Tool for Generated {
-    fn info(&self) -> ToolInfo {
-        ToolInfo {
-            id: self.id.clone(),
-            name: format!("Generated {}", self.id),
-            description: "A generated tool for benchmarks.".into(),
-            source: ToolSource::Builtin,
-            methods: (0..self.methods)
-                .map(|m| MethodMetadata {
-                    name: format!("method{m}"),
-                    description: format!("Generated method number {m} of {}.", self.id),
-                    parameters: json!({"type": "object", "properties": {
-                        "text": {"type": "string"}, "count": {"type": "integer", "default": 1}
-                    }}),
-                    agent_callable: m % 10 != 0,
-                    protocol_config: None,
-                    annotations: Annotations {
-                        read_only: Some(true),
-                        ..Default::default()
-                    },
-                    output_schema: None,
-                })
-                .collect(),
-        }
-    }
-
-    fn call<'a>(
-        &'a self,
-        _method: &'a str,
-        args: Map<String, Value>,
-        _ctx: CallContext,
-    ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
-        Box::pin(async move { Ok(args.get("text").cloned().unwrap_or(Value::Null)) })
-    }
-}
-
-fn generated_registry(tools: usize, methods: usize) -> Arc<Registry> {
+fn generated_registry(methods: usize) -> Arc<Registry> {
     let registry = Arc::new(Registry::new());
-    for t in 0..tools {
-        registry
-            .register(Arc::new(Generated {
-                id: format!("tool{t}"),
-                methods,
-            }))
-            .expect("generated tools register");
-    }
+    synthetic::register(&registry, methods).expect("generated tools register");
     registry
 }
 
@@ -97,11 +47,11 @@ fn parse_benches(c: &mut Criterion) {
 }
 
 fn executor_benches(c: &mut Criterion) {
-    let registry = generated_registry(1, 2);
+    let registry = generated_registry(2);
     let executor = Executor::new(registry, ExecutorOptions::default());
     let mut args = Map::new();
     args.insert("text".into(), json!("hello"));
-    let request = ParsedToolRequest::manual("tool0_method1", args);
+    let request = ParsedToolRequest::manual("synthetic0_method1", args);
     let cancel = CancellationToken::new();
     // Compile the schema once, as a warm app would have.
     let current = tokio::runtime::Builder::new_current_thread()
@@ -124,14 +74,14 @@ fn executor_benches(c: &mut Criterion) {
 }
 
 fn discovery_benches(c: &mut Criterion) {
-    let registry = generated_registry(100, 100);
+    let registry = generated_registry(10_000);
     let discovery = Discovery::new(registry, ProtocolSet::standard());
     let mut group = c.benchmark_group("discovery_10k_methods");
     group.bench_function("list_all", |b| {
         b.iter(|| black_box(discovery.discovered_methods(&MethodFilter::default())))
     });
     let filter = MethodFilter {
-        query: Some("number 42 tool7".into()),
+        query: Some("number 42 synthetic7".into()),
         ..Default::default()
     };
     group.bench_function("filter_query", |b| {

@@ -6,6 +6,7 @@ pub mod calculator;
 pub mod clock;
 pub mod devtools;
 pub mod echo;
+pub mod synthetic;
 pub mod workspace;
 
 use std::path::PathBuf;
