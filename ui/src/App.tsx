@@ -4,6 +4,8 @@ import { DiscoveryPane } from "./features/discovery/DiscoveryPane";
 import { ExecutorPane } from "./features/executor/ExecutorPane";
 import { ParserPane } from "./features/parser/ParserPane";
 import { useWorkbench, WorkbenchProvider, type PaneId } from "./lib/workbench";
+import { StartupNotices } from "./shell/StartupNotices";
+import { ThemeSelect } from "./shell/ThemeSelect";
 
 const TABS = [
   { id: "discovery", label: "Discovery" },
@@ -62,7 +64,9 @@ function Shell() {
       <header className="app-header">
         <h1>Toolscope</h1>
         <p className="tagline">Workbench for debugging LLM tool calling</p>
+        <ThemeSelect />
       </header>
+      <StartupNotices />
       <div className="tabs" role="tablist" aria-label="Workbench" onKeyDown={onKeyDown}>
         {TABS.map((tab) => (
           <button
