@@ -1,130 +1,223 @@
-import { useEffect, useState } from "react";
+/**
+ * The Discovery pane (seed 000 §7.1): every registered tool and method in a searchable,
+ * virtualised master list, the selected method's detail beside it, and a live preview of the
+ * tool-definition prompt below. The list is loaded once (non-agent-callable methods included)
+ * and filtered here, so typing never waits on the backend.
+ */
+import { useCallback, useDeferredValue, useMemo, useRef, useState, type KeyboardEvent } from "react";
 
-import { ipc, IpcError, type ToolView } from "../../lib/ipc";
+import type { MethodView, ToolView } from "../../lib/ipc";
+import "./discovery.css";
+import { DiscoveryToolbar } from "./DiscoveryToolbar";
+import { ErrorNotice } from "./ErrorNotice";
+import { useFocusShortcut, useSearchIndex, useToolList, useToolToggles } from "./hooks";
+import { MethodDetail } from "./MethodDetail";
+import { PromptPreview } from "./PromptPreview";
+import { buildRows, type SortOrder } from "./rows";
+import { ToolList, type ToolListHandle } from "./ToolList";
 
-type LoadState =
-  | { status: "loading" }
-  | { status: "error"; error: IpcError }
-  | { status: "ready"; tools: ToolView[] };
+export function DiscoveryPane({ active }: { active: boolean }) {
+  const list = useToolList();
+  const { tools, reload, setEnabled } = list;
+  const [promptRevision, setPromptRevision] = useState(0);
+  const onSaved = useCallback(
+    (toolId: string, enabled: boolean) => {
+      setEnabled(toolId, enabled);
+      reload();
+      setPromptRevision((n) => n + 1);
+    },
+    [setEnabled, reload],
+  );
+  const toggles = useToolToggles(onSaved);
 
-function asIpcError(reason: unknown): IpcError {
-  return reason instanceof IpcError
-    ? reason
-    : new IpcError("ipc", reason instanceof Error ? reason.message : "unexpected failure");
-}
+  const [query, setQuery] = useState("");
+  // Rendering the filtered list may lag a keystroke on a huge registry; the input never does.
+  const deferredQuery = useDeferredValue(query);
+  const [includeNonCallable, setIncludeNonCallable] = useState(false);
+  const [sort, setSort] = useState<SortOrder>("name");
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [selected, setSelected] = useState<string | null>(null);
 
-/** Lists the built-in tools and their methods, as the backend's `list_tools` reports them. */
-// Accepts `active` like every pane; this list has no pane-wide keyboard shortcuts yet.
-export function DiscoveryPane(_props: { active?: boolean }) {
-  const [state, setState] = useState<LoadState>({ status: "loading" });
-  const [attempt, setAttempt] = useState(0);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const listRef = useRef<ToolListHandle>(null);
 
-  useEffect(() => {
-    let current = true;
-    ipc.listTools(null, true).then(
-      (tools) => {
-        if (current) setState({ status: "ready", tools });
-      },
-      (reason: unknown) => {
-        if (current) setState({ status: "error", error: asIpcError(reason) });
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [attempt]);
+  const index = useSearchIndex(tools);
+  const hits = useMemo(() => index?.search(deferredQuery) ?? null, [index, deferredQuery]);
+  const view = useMemo(
+    () => (tools === null ? null : buildRows(tools, { hits, includeNonCallable, sort, collapsed })),
+    [tools, hits, includeNonCallable, sort, collapsed],
+  );
+  const methods = useMemo(() => {
+    const byName = new Map<string, { tool: ToolView; method: MethodView }>();
+    for (const tool of tools ?? []) for (const method of tool.methods) byName.set(method.routing_name, { tool, method });
+    return byName;
+  }, [tools]);
+  const selection = selected === null ? undefined : methods.get(selected);
 
-  const reload = () => {
-    setState({ status: "loading" });
-    setAttempt((n) => n + 1);
+  const focusSearch = useCallback(() => {
+    searchRef.current?.focus();
+    searchRef.current?.select();
+  }, []);
+  useFocusShortcut(active, focusSearch);
+
+  const changeQuery = (next: string) => {
+    setQuery(next);
+    listRef.current?.scrollToTop();
   };
 
+  const onSearchKey = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === "Escape") {
+      if (query === "") return;
+      event.preventDefault();
+      // The shell or a dialog may also react to Esc; clearing the search is this key's job here.
+      event.stopPropagation();
+      changeQuery("");
+    } else if (event.key === "ArrowDown") {
+      if (listRef.current?.focus()) event.preventDefault();
+    } else if (event.key === "Enter") {
+      const first = view?.rows.find((row) => row.kind === "method");
+      if (first?.kind !== "method") return;
+      event.preventDefault();
+      setSelected(first.method.routing_name);
+      listRef.current?.reveal(first.key, false);
+    }
+  };
+
+  const onToggleCollapse = useCallback((toolId: string, collapse: boolean) => {
+    setCollapsed((previous) => {
+      const next = new Set(previous);
+      if (collapse) next.add(toolId);
+      else next.delete(toolId);
+      return next;
+    });
+  }, []);
+
+  const searching = deferredQuery.trim() !== "";
+
   return (
-    <section className="pane" aria-labelledby="discovery-title">
+    <section className="pane dv-pane" aria-labelledby="discovery-title">
       <div className="pane-head">
         <div>
-          <h2 id="discovery-title">Built-in tools</h2>
+          <h2 id="discovery-title">Discovery</h2>
           <p className="muted">
-            What the engine registers out of the box. A model sees only the agent-callable methods.
+            Every registered tool and method. A model sees only enabled tools&apos; agent-callable methods.
           </p>
         </div>
-        <button type="button" className="button" onClick={reload} disabled={state.status === "loading"}>
-          Reload
+        <button type="button" className="button" onClick={reload} disabled={list.loading}>
+          {list.loading && tools !== null ? "Reloading…" : "Reload"}
         </button>
       </div>
-      <DiscoveryBody state={state} />
+
+      <DiscoveryToolbar
+        query={query}
+        onQuery={changeQuery}
+        onSearchKey={onSearchKey}
+        includeNonCallable={includeNonCallable}
+        onIncludeNonCallable={setIncludeNonCallable}
+        sort={sort}
+        onSort={setSort}
+        searchRef={searchRef}
+      />
+
+      {toggles.failure && (
+        <ErrorNotice
+          title={`Could not ${toggles.failure.enabled ? "enable" : "disable"} ${toggles.failure.toolName}`}
+          error={toggles.failure.error}
+          onDismiss={toggles.dismissFailure}
+          testId="toggle-error"
+        />
+      )}
+      {list.error && tools !== null && (
+        <ErrorNotice title="Could not refresh the tools (showing the last list)" error={list.error} onRetry={reload} />
+      )}
+
+      <div className="dv-split">
+        <div className="dv-master">
+          {tools === null ? (
+            list.error ? (
+              <ErrorNotice title="Could not load the tools" error={list.error} onRetry={reload} testId="discovery-error" />
+            ) : (
+              <p className="status" role="status" aria-live="polite">
+                Loading tools…
+              </p>
+            )
+          ) : view === null || view.rows.length === 0 ? (
+            <EmptyList
+              query={deferredQuery}
+              hiddenNonCallable={view?.hiddenNonCallable ?? 0}
+              onShowHidden={() => {
+                setIncludeNonCallable(true);
+              }}
+              noTools={tools.length === 0}
+            />
+          ) : (
+            <>
+              <p className="dv-summary" aria-live="polite" data-testid="discovery-summary">
+                {view.toolCount} {view.toolCount === 1 ? "tool" : "tools"}, {view.methodCount}{" "}
+                {view.methodCount === 1 ? "method" : "methods"}
+                {searching && <> matching “{deferredQuery.trim()}”</>}
+                {view.hiddenNonCallable > 0 && (
+                  <span className="dv-muted"> · {view.hiddenNonCallable} not agent-callable hidden</span>
+                )}
+              </p>
+              <ToolList
+                ref={listRef}
+                rows={view.rows}
+                selected={selected}
+                pending={toggles.pending}
+                onSelect={setSelected}
+                onToggleCollapse={onToggleCollapse}
+                onToggleTool={toggles.toggle}
+              />
+              <p className="dv-keys dv-muted" aria-hidden="true">
+                ↑↓ move · Enter select · ←→ fold · Space enable/disable tool
+              </p>
+            </>
+          )}
+        </div>
+        <div className="dv-detail-column">
+          {selection ? (
+            <MethodDetail tool={selection.tool} method={selection.method} />
+          ) : (
+            <p className="dv-placeholder dv-muted">Select a method to see its parameters and annotations.</p>
+          )}
+        </div>
+      </div>
+
+      <PromptPreview revision={promptRevision} active={active} />
     </section>
   );
 }
 
-function DiscoveryBody({ state }: { state: LoadState }) {
-  switch (state.status) {
-    case "loading":
-      return (
-        <p className="status" role="status" aria-live="polite">
-          Loading built-in tools…
-        </p>
-      );
-    case "error":
-      return (
-        <div className="status status-error" role="alert">
-          <p>
-            <strong>Could not load the built-in tools</strong> <code className="kind">{state.error.kind}</code>
-          </p>
-          <p>{state.error.message}</p>
-        </div>
-      );
-    case "ready":
-      return <ToolList tools={state.tools} />;
-  }
-}
-
-function ToolList({ tools }: { tools: ToolView[] }) {
-  if (tools.length === 0) {
+function EmptyList({
+  query,
+  hiddenNonCallable,
+  onShowHidden,
+  noTools,
+}: {
+  query: string;
+  hiddenNonCallable: number;
+  onShowHidden: () => void;
+  noTools: boolean;
+}) {
+  if (noTools) {
     return (
       <p className="status" role="status">
-        No built-in tools are registered yet.
+        No tools are registered.
       </p>
     );
   }
-  const methodCount = tools.reduce((sum, tool) => sum + tool.methods.length, 0);
   return (
-    <>
-      <p className="muted summary">
-        {tools.length} {tools.length === 1 ? "tool" : "tools"}, {methodCount}{" "}
-        {methodCount === 1 ? "method" : "methods"}
-      </p>
-      <ul className="tool-list" aria-label="Built-in tools">
-        {tools.map((tool) => (
-          <li key={tool.id} className="tool">
-            <div className="tool-head">
-              <h3>{tool.name}</h3>
-              <code className="tool-id">{tool.id}</code>
-              <span className="badge">{tool.source}</span>
-            </div>
-            {tool.description !== "" && <p className="tool-description">{tool.description}</p>}
-            {tool.methods.length === 0 ? (
-              <p className="muted">This tool has no methods.</p>
-            ) : (
-              <ul className="method-list" aria-label={`Methods of ${tool.name}`}>
-                {tool.methods.map((method) => (
-                  <li key={method.routing_name} className="method">
-                    <div className="method-head">
-                      <code className="method-name">{method.routing_name}</code>
-                      {method.meta.agent_callable ? (
-                        <span className="badge badge-ok">agent-callable</span>
-                      ) : (
-                        <span className="badge badge-muted">not agent-callable</span>
-                      )}
-                    </div>
-                    {method.meta.description !== "" && <p className="method-description">{method.meta.description}</p>}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </li>
-        ))}
-      </ul>
-    </>
+    <div className="status" role="status" data-testid="discovery-empty">
+      <p className="dv-empty-title">No methods match &apos;{query.trim()}&apos;</p>
+      {hiddenNonCallable > 0 && (
+        <p>
+          {hiddenNonCallable} non-agent-callable {hiddenNonCallable === 1 ? "method matches" : "methods match"}.{" "}
+          <button type="button" className="dv-link" onClick={onShowHidden}>
+            Show them
+          </button>
+        </p>
+      )}
+    </div>
   );
 }

@@ -1,4 +1,199 @@
-/** Parser pane (being built). */
+/**
+ * Parser pane: paste a model reply, see the tool calls it makes (parsed as you type, debounced),
+ * where they and every diagnostic sit in the text, whether the registry accepts them, send one to
+ * the Executor, or run them all (results stream in beside their requests, confirmations are
+ * asked in a dialog) and copy the formatted results block back into the conversation.
+ */
+import "./parser.css";
+
+import { useCallback, useMemo, useRef, useState } from "react";
+
+import { useWorkbench } from "../../lib/workbench";
+import { AnnotatedView } from "./AnnotatedView";
+import { buildAnnotations } from "./annotations";
+import { ConfirmDialog } from "./ConfirmDialog";
+import { DiagnosticList } from "./DiagnosticList";
+import { matchResults } from "./matchResults";
+import { ErrorNotice, ParseSummary } from "./ParseSummary";
+import { AUTO_FORMAT, ReplyEditor } from "./ReplyEditor";
+import { RequestList } from "./RequestList";
+import { RunPanel } from "./RunPanel";
+import type { Selection } from "./selection";
+import { mapByteOffsets } from "./textIndex";
+import { useParser } from "./useParser";
+import { usePaneShortcuts } from "./usePaneShortcuts";
+import { useProtocols } from "./useProtocols";
+import { useRun } from "./useRun";
+
 export function ParserPane({ active }: { active: boolean }) {
-  return <section className="pane" data-active={active}><h2>Parser</h2></section>;
+  const { loadIntoExecutor } = useWorkbench();
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const [text, setText] = useState("");
+  const [format, setFormat] = useState(AUTO_FORMAT);
+  const [selection, setSelection] = useState<Selection | null>(null);
+  const parser = useParser();
+  const { run, start, cancel, answer } = useRun();
+  const { protocols, error: protocolsError } = useProtocols();
+  const formatArg = format === AUTO_FORMAT ? null : format;
+  const { snapshot, schedule, parseNow } = parser;
+  const running = run.status === "running";
+
+  // Once per parse answer: spans to string positions, and the annotations of the text view.
+  const view = useMemo(() => {
+    if (!snapshot) return null;
+    const { report } = snapshot.reply;
+    const offsets: number[] = [];
+    for (const request of report.requests) offsets.push(request.span.start, request.span.end);
+    for (const diagnostic of report.diagnostics) offsets.push(diagnostic.span.start, diagnostic.span.end);
+    const map = mapByteOffsets(snapshot.text, offsets);
+    const annotations = buildAnnotations(snapshot.reply, map);
+    return { map, annotations, byId: new Map(annotations.map((a) => [a.id, a])) };
+  }, [snapshot]);
+
+  const matched = useMemo(() => matchResults(snapshot, run), [snapshot, run]);
+
+  const onTextChange = useCallback(
+    (value: string) => {
+      setText(value);
+      schedule(value, formatArg);
+    },
+    [schedule, formatArg],
+  );
+
+  const onFormatChange = (next: string) => {
+    setFormat(next);
+    parseNow(text, next === AUTO_FORMAT ? null : next);
+  };
+
+  const runAll = () => {
+    if (running || text === "") return;
+    if (snapshot?.text !== text || snapshot.format !== formatArg) parseNow(text, formatArg);
+    void start(text, formatArg);
+  };
+
+  const selectFromList = useCallback(
+    (id: string) => {
+      setSelection({ id, source: "list" });
+      const annotation = view?.byId.get(id);
+      const area = textarea.current;
+      // Select the span in the editor too, when the editor still holds the parsed text.
+      if (!annotation || !area || !view || area.value !== snapshot?.text) return;
+      area.setSelectionRange(annotation.start, annotation.end);
+      const ratio = (annotation.position.line - 1) / Math.max(1, view.map.lineCount);
+      area.scrollTop = Math.max(0, ratio * area.scrollHeight - area.clientHeight / 3);
+    },
+    [view, snapshot],
+  );
+
+  const selectFromText = useCallback((id: string) => {
+    setSelection({ id, source: "text" });
+  }, []);
+
+  const send = useCallback(
+    (index: number) => {
+      const request = snapshot?.reply.report.requests[index];
+      if (request) loadIntoExecutor(request.tool_name, request.args);
+    },
+    [snapshot, loadIntoExecutor],
+  );
+
+  const confirmation = run.confirmations[0];
+  usePaneShortcuts(active, {
+    runAll,
+    escape: () => {
+      if (confirmation) {
+        answer(confirmation.confirmationId, false);
+        return true;
+      }
+      if (running) {
+        cancel();
+        return true;
+      }
+      return false;
+    },
+  });
+
+  const report = snapshot?.reply.report;
+  return (
+    <section className="pane parser-pane" aria-labelledby="parser-title" data-active={active}>
+      <div className="pane-head">
+        <div>
+          <h2 id="parser-title">Parser</h2>
+          <p className="muted">
+            Paste a model reply: its tool calls are parsed as you type, checked against the registry, and can be run
+            (Ctrl+Enter).
+          </p>
+        </div>
+      </div>
+      {protocolsError ? <ErrorNotice title="Could not list the formats" error={protocolsError} /> : null}
+      <div className="parser-top">
+        <ReplyEditor
+          textareaRef={textarea}
+          length={text.length}
+          onTextChange={onTextChange}
+          format={format}
+          protocols={protocols}
+          onFormatChange={onFormatChange}
+          onParse={() => {
+            parseNow(text, formatArg);
+          }}
+          onRunAll={runAll}
+          onCancel={cancel}
+          running={running}
+          cancelling={run.cancelling}
+        />
+        <div className="parser-annotated-col">
+          <span className="parser-label">Spans</span>
+          {snapshot && view ? (
+            <AnnotatedView
+              text={snapshot.text}
+              byteLength={view.map.byteLength}
+              annotations={view.annotations}
+              selection={selection}
+              onSelect={selectFromText}
+            />
+          ) : (
+            <p className="parser-annotated-empty muted">The parsed reply shows here with its calls and problems marked.</p>
+          )}
+        </div>
+      </div>
+      <ParseSummary
+        reply={snapshot?.reply ?? null}
+        stale={snapshot !== null && snapshot.text !== text}
+        pending={parser.pending}
+        error={parser.error}
+      />
+      <RunPanel run={run} unmatched={matched.unmatched} />
+      {report && view ? (
+        <>
+          <DiagnosticList
+            diagnostics={report.diagnostics}
+            annotations={view.byId}
+            selection={selection}
+            onSelect={selectFromList}
+          />
+          <RequestList
+            requests={report.requests}
+            checks={snapshot.reply.checks}
+            annotations={view.byId}
+            results={matched.byRequest}
+            running={running && snapshot.text === run.text && snapshot.format === run.format}
+            selection={selection}
+            onSelect={selectFromList}
+            onSend={send}
+          />
+        </>
+      ) : null}
+      {confirmation ? (
+        <ConfirmDialog
+          key={confirmation.confirmationId}
+          request={confirmation.request}
+          waiting={run.confirmations.length - 1}
+          onAnswer={(approve) => {
+            answer(confirmation.confirmationId, approve);
+          }}
+        />
+      ) : null}
+    </section>
+  );
 }

@@ -1,0 +1,151 @@
+/**
+ * The requests of a parse: index, routing name, request id, arguments as JSON, whether the
+ * registry would accept them (or the classified error with its `- /path: message` issues), the
+ * run's result once it arrives, and "Send to executor".
+ */
+import { memo, type MouseEvent } from "react";
+
+import type { ParsedToolRequest, RequestCheck, ToolExecutionResult } from "../../lib/ipc";
+import type { Annotation } from "./annotations";
+import { issueLines, plural, prettyJson } from "./format";
+import { ResultView } from "./ResultView";
+import type { Selection } from "./selection";
+import { usePagedList } from "./usePagedList";
+
+interface Props {
+  requests: readonly ParsedToolRequest[];
+  checks: readonly RequestCheck[];
+  /** Request annotations by id (for line:column). */
+  annotations: ReadonlyMap<string, Annotation>;
+  results: ReadonlyMap<number, ToolExecutionResult>;
+  running: boolean;
+  selection: Selection | null;
+  onSelect: (id: string) => void;
+  onSend: (index: number) => void;
+}
+
+export const RequestList = memo(function RequestList({ requests, checks, annotations, results, running, selection, onSelect, onSend }: Props) {
+  const { list, shown, showMore, selectedIndex } = usePagedList(requests.length, selection, "r");
+  if (requests.length === 0) return null;
+  return (
+    <section className="parser-section" aria-labelledby="parser-requests-title">
+      <div className="parser-section-head">
+        <h3 id="parser-requests-title">Requests</h3>
+        <span className="muted">{plural(requests.length, "request")}</span>
+      </div>
+      <ol ref={list} className="parser-list" aria-labelledby="parser-requests-title">
+        {requests.slice(0, shown).map((request, index) => (
+          <RequestItem
+            key={index}
+            index={index}
+            request={request}
+            check={checks[index]}
+            annotation={annotations.get(`r${String(index)}`)}
+            result={results.get(index)}
+            running={running}
+            selected={index === selectedIndex}
+            onSelect={onSelect}
+            onSend={onSend}
+          />
+        ))}
+      </ol>
+      {shown < requests.length ? (
+        <button type="button" className="button parser-more" onClick={showMore}>
+          Show more requests ({(requests.length - shown).toLocaleString("en-US")} more)
+        </button>
+      ) : null}
+    </section>
+  );
+});
+
+const RequestItem = memo(function RequestItem({
+  index,
+  request,
+  check,
+  annotation,
+  result,
+  running,
+  selected,
+  onSelect,
+  onSend,
+}: {
+  index: number;
+  request: ParsedToolRequest;
+  check: RequestCheck | undefined;
+  annotation: Annotation | undefined;
+  result: ToolExecutionResult | undefined;
+  running: boolean;
+  selected: boolean;
+  onSelect: (id: string) => void;
+  onSend: (index: number) => void;
+}) {
+  const id = `r${String(index)}`;
+  const error = check?.error ?? null;
+  const valid = check !== undefined && error === null;
+  const issues = issueLines(error?.issues);
+  const select = () => {
+    onSelect(id);
+  };
+  const send = (event: MouseEvent) => {
+    event.stopPropagation();
+    onSend(index);
+  };
+  return (
+    <li
+      className={`parser-item parser-request${selected ? " is-selected" : ""}`}
+      data-testid="parser-request"
+      data-item={id}
+      data-tool-name={request.tool_name}
+      data-valid={String(valid)}
+      tabIndex={-1}
+      onClick={select}
+    >
+      <div className="parser-item-head">
+        <button
+          type="button"
+          className="parser-item-select"
+          aria-pressed={selected}
+          title="Show this request in the text"
+          onClick={(event) => {
+            event.stopPropagation();
+            select();
+          }}
+        >
+          <span className="parser-index">#{index + 1}</span> <code className="parser-tool-name">{request.tool_name}</code>
+        </button>
+        <span className="muted parser-request-id">
+          id <code>{request.request_id}</code>
+        </span>
+        {annotation ? (
+          <span className="muted parser-location" title="line:column">
+            {annotation.position.line}:{annotation.position.column}
+          </span>
+        ) : null}
+        {valid ? (
+          <span className="badge badge-ok" data-testid="parser-validation">
+            valid
+          </span>
+        ) : (
+          <span className="badge parser-badge-error" data-testid="parser-validation">
+            {error?.kind ?? "unchecked"}
+          </span>
+        )}
+        <button type="button" className="button parser-send" data-testid="parser-send" onClick={send}>
+          Send to executor
+        </button>
+      </div>
+      {error ? (
+        <div className="parser-check-error" data-testid="parser-check-error">
+          <p>
+            <code>{error.kind}</code> {error.message}
+          </p>
+          {issues.length > 0 ? <pre className="parser-issues">{issues.join("\n")}</pre> : null}
+        </div>
+      ) : null}
+      <pre className="parser-args" aria-label={`Arguments of request ${String(index + 1)}`}>
+        {prettyJson(request.args)}
+      </pre>
+      {result ? <ResultView result={result} /> : running ? <p className="muted parser-waiting">Waiting for the result…</p> : null}
+    </li>
+  );
+});

@@ -1,0 +1,87 @@
+/**
+ * Parsing as the user types: `schedule` debounces `ipc.parseReply`, `parseNow` runs it at once,
+ * and only the answer to the latest request is kept (a slow answer for older text is dropped).
+ * The parsed text travels with its answer, since the spans index that text, not the editor's.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+
+import { errorMessage, ipc, IpcError, type ParsedReply } from "../../lib/ipc";
+
+export const PARSE_DEBOUNCE_MS = 250;
+
+/** A parse answer together with what was parsed. */
+export interface ParseSnapshot {
+  text: string;
+  /** The format asked for (`null` = auto-detect). */
+  format: string | null;
+  reply: ParsedReply;
+}
+
+export interface ShownError {
+  kind: string;
+  message: string;
+}
+
+export interface ParserState {
+  snapshot: ParseSnapshot | null;
+  error: ShownError | null;
+  pending: boolean;
+}
+
+export function asShownError(reason: unknown): ShownError {
+  if (reason instanceof IpcError) return { kind: reason.kind, message: reason.message };
+  return { kind: "ipc", message: errorMessage(reason) };
+}
+
+export function useParser() {
+  const [state, setState] = useState<ParserState>({ snapshot: null, error: null, pending: false });
+  const latest = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const stopTimer = useCallback(() => {
+    if (timer.current !== null) clearTimeout(timer.current);
+    timer.current = null;
+  }, []);
+
+  const parseNow = useCallback(
+    (text: string, format: string | null) => {
+      stopTimer();
+      latest.current += 1;
+      const request = latest.current;
+      if (text === "") {
+        setState({ snapshot: null, error: null, pending: false });
+        return;
+      }
+      setState((previous) => ({ ...previous, pending: true }));
+      ipc.parseReply(text, format).then(
+        (reply) => {
+          if (request !== latest.current) return;
+          setState({ snapshot: { text, format, reply }, error: null, pending: false });
+        },
+        (reason: unknown) => {
+          if (request !== latest.current) return;
+          setState((previous) => ({ ...previous, error: asShownError(reason), pending: false }));
+        },
+      );
+    },
+    [stopTimer],
+  );
+
+  const schedule = useCallback(
+    (text: string, format: string | null) => {
+      stopTimer();
+      // Anything in flight is for older text now.
+      latest.current += 1;
+      setState((previous) => (previous.pending ? previous : { ...previous, pending: true }));
+      timer.current = setTimeout(() => {
+        timer.current = null;
+        parseNow(text, format);
+      }, PARSE_DEBOUNCE_MS);
+    },
+    [parseNow, stopTimer],
+  );
+
+  useEffect(() => stopTimer, [stopTimer]);
+
+  return { ...state, schedule, parseNow };
+}
