@@ -17,6 +17,8 @@ export default defineConfig({
     emptyOutDir: true,
   },
   test: {
+    // codemirror-json-schema imports its own files without extensions; let Vite resolve them.
+    server: { deps: { inline: ["codemirror-json-schema"] } },
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
   },

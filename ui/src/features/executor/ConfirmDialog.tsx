@@ -1,0 +1,106 @@
+/**
+ * The approval asked by the backend before a destructive call (`confirmation_needed`): a modal
+ * dialog over the whole app (so it is seen even from another pane) with the routing name, why it
+ * asks and the arguments. Focus starts on Deny; Esc denies; Tab stays inside the dialog.
+ */
+import { useEffect, useId, useRef, type KeyboardEvent } from "react";
+import { createPortal } from "react-dom";
+
+import type { ConfirmReason } from "../../lib/ipc";
+import type { PendingConfirmation } from "./useRun";
+
+const REASONS: Record<ConfirmReason, string> = {
+  destructive: "This method is destructive, or does not state that it is not.",
+  configured: "The tool-calling configuration asks to confirm every call.",
+};
+
+interface Props {
+  confirmation: PendingConfirmation;
+  onAnswer: (approve: boolean) => void;
+}
+
+export function ConfirmDialog({ confirmation, onAnswer }: Props) {
+  const id = useId();
+  const dialog = useRef<HTMLDivElement>(null);
+  const deny = useRef<HTMLButtonElement>(null);
+  const { request } = confirmation;
+
+  useEffect(() => {
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    deny.current?.focus();
+    return () => {
+      previous?.focus();
+    };
+  }, [confirmation.confirmationId]);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      onAnswer(false);
+      return;
+    }
+    if (event.key !== "Tab") return;
+    const focusable = dialog.current?.querySelectorAll<HTMLElement>("button, [tabindex='0']");
+    if (!focusable || focusable.length === 0) return;
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last?.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first?.focus();
+    }
+  };
+
+  return createPortal(
+    <div className="ex-backdrop">
+      <div
+        ref={dialog}
+        className="ex-dialog"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby={`${id}-title`}
+        aria-describedby={`${id}-reason`}
+        data-testid="confirm-dialog"
+        onKeyDown={onKeyDown}
+      >
+        <h3 id={`${id}-title`}>
+          Run <code data-testid="confirm-tool-name">{request.routing_name}</code>?
+        </h3>
+        <p id={`${id}-reason`} data-testid="confirm-reason">
+          {REASONS[request.reason]}
+        </p>
+        <p className="muted">Arguments</p>
+        <pre className="ex-dialog-args" data-testid="confirm-args" tabIndex={0}>
+          {JSON.stringify(request.args, null, 2)}
+        </pre>
+        <div className="ex-dialog-buttons">
+          <button
+            ref={deny}
+            type="button"
+            className="button"
+            data-testid="confirm-deny"
+            onClick={() => {
+              onAnswer(false);
+            }}
+          >
+            Deny <kbd>Esc</kbd>
+          </button>
+          <button
+            type="button"
+            className="button ex-danger-button"
+            data-testid="confirm-approve"
+            onClick={() => {
+              onAnswer(true);
+            }}
+          >
+            Approve and run
+          </button>
+        </div>
+      </div>
+    </div>,
+    document.body,
+  );
+}

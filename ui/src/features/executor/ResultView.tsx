@@ -1,0 +1,172 @@
+/**
+ * The outcome of the last run: status, duration, the classified error (kind, message, argument
+ * issues as `- /path: message`), a truncation note, and the result — pretty-printed when it is
+ * JSON, else as text. Everything is rendered as text, never as HTML. A copy button.
+ */
+import { useState } from "react";
+
+import type { ToolExecutionResult } from "../../lib/ipc";
+import type { RunFailure, RunOutcome } from "./useRun";
+
+/** The result text for display: indented JSON when it parses, else the text itself. */
+export function prettyResult(text: string): { body: string; json: boolean } {
+  const trimmed = text.trim();
+  if (trimmed === "") return { body: text, json: false };
+  try {
+    return { body: JSON.stringify(JSON.parse(trimmed), null, 2), json: true };
+  } catch {
+    return { body: text, json: false };
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${String(bytes)} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** Copies text, falling back to a hidden textarea where the async clipboard is unavailable. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "visually-hidden";
+    document.body.appendChild(area);
+    area.select();
+    let copied = false;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the only fallback when the clipboard API is refused
+      copied = document.execCommand("copy");
+    } catch {
+      copied = false;
+    }
+    area.remove();
+    return copied;
+  }
+}
+
+/** A copy button that says whether it worked. */
+export function CopyButton({ text, label, testId }: { text: string; label: string; testId?: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  return (
+    <>
+      <button
+        type="button"
+        className="button ex-small"
+        data-testid={testId}
+        onClick={() => {
+          void copyText(text).then((ok) => {
+            setState(ok ? "copied" : "failed");
+          });
+        }}
+      >
+        {label}
+      </button>
+      <span className="ex-copy-state" aria-live="polite">
+        {state === "copied" ? "Copied" : state === "failed" ? "Copy failed: select the text and copy it" : ""}
+      </span>
+    </>
+  );
+}
+
+function ResultBody({ result }: { result: ToolExecutionResult }) {
+  const { body, json } = prettyResult(result.result);
+  return (
+    <div className="ex-result-body-wrap">
+      <div className="ex-result-tools">
+        <span className="muted">{json ? "JSON" : "text"}</span>
+        <CopyButton text={body} label="Copy result" testId="executor-copy-result" />
+      </div>
+      <pre className="ex-result-body" data-testid="executor-result-body" data-format={json ? "json" : "text"} tabIndex={0}>
+        {body}
+      </pre>
+    </div>
+  );
+}
+
+/** One short line for screen readers; the result itself is not read out. */
+function announce(outcome: RunOutcome | null, failure: RunFailure | null): string {
+  if (failure) return `${failure.call.tool_name} could not complete: ${failure.message}`;
+  if (!outcome) return "";
+  const { result } = outcome;
+  const took = result.duration_ms === null ? "" : ` in ${String(result.duration_ms)} ms`;
+  return result.status === "success"
+    ? `${result.tool_name} succeeded${took}`
+    : `${result.tool_name} failed${took}: ${result.error?.kind ?? "error"}`;
+}
+
+export function ResultView({ outcome, failure }: { outcome: RunOutcome | null; failure: RunFailure | null }) {
+  return (
+    <div className="ex-results">
+      <p className="visually-hidden" aria-live="polite" data-testid="executor-announcement">
+        {announce(outcome, failure)}
+      </p>
+      {failure && (
+        <div className="status status-error" role="alert" data-testid="executor-run-error">
+          <p>
+            <strong>{failure.call.tool_name}</strong> could not complete: {failure.message}
+            <span className="kind badge">{failure.kind}</span>
+          </p>
+        </div>
+      )}
+      {outcome && <ResultPanel outcome={outcome} />}
+    </div>
+  );
+}
+
+function ResultPanel({ outcome }: { outcome: RunOutcome }) {
+  const { result } = outcome;
+  const error = result.error ?? null;
+  return (
+    <section
+      className={`ex-result ex-result-${result.status}`}
+      data-testid="executor-result"
+      data-status={result.status}
+      aria-label="Result"
+    >
+      <header className="ex-result-head">
+        <span className={result.status === "success" ? "badge badge-ok" : "badge ex-badge-danger"} data-testid="executor-result-status">
+          {result.status}
+        </span>
+        <code className="ex-result-name">{result.tool_name}</code>
+        <span className="muted" data-testid="executor-result-duration">
+          {result.duration_ms === null ? "no duration" : `${String(result.duration_ms)} ms`}
+        </span>
+        {outcome.call.parent_id && (
+          <span className="muted" title={outcome.call.parent_id}>
+            re-run of {outcome.call.parent_id.slice(0, 8)}
+          </span>
+        )}
+      </header>
+      {error && (
+        <div className="ex-result-error" data-testid="executor-result-error">
+          <p>
+            <span className="badge ex-badge-danger" data-testid="executor-error-kind">
+              {error.kind}
+            </span>{" "}
+            {error.message}
+          </p>
+          {error.issues && error.issues.length > 0 && (
+            <ul className="ex-issues" data-testid="executor-issues" aria-label="Argument issues">
+              {error.issues.map((issue, index) => (
+                <li key={`${issue.path}-${String(index)}`}>
+                  - <code>{issue.path}</code>: {issue.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      {result.truncated && (
+        <p className="ex-warning" data-testid="executor-truncated">
+          Output truncated: kept {formatBytes(result.truncated.kept_bytes)} of {formatBytes(result.truncated.original_bytes)}.
+        </p>
+      )}
+      <ResultBody result={result} />
+    </section>
+  );
+}

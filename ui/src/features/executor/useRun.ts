@@ -1,0 +1,134 @@
+/**
+ * One Executor run at a time: `execute_call` with a fresh run id and an event channel. The
+ * channel's `confirmation_needed` becomes `confirmation` (answered with `answer`), `cancel`
+ * cancels by run id, and the outcome is kept with the call that produced it.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+
+import {
+  errorMessage,
+  ipc,
+  IpcError,
+  newRunId,
+  runChannel,
+  type ConfirmationRequest,
+  type ManualCall,
+  type RunEvent,
+  type ToolExecutionResult,
+} from "../../lib/ipc";
+
+export interface PendingConfirmation {
+  confirmationId: string;
+  request: ConfirmationRequest;
+}
+
+export interface RunOutcome {
+  call: ManualCall;
+  result: ToolExecutionResult;
+}
+
+export interface RunFailure {
+  call: ManualCall;
+  message: string;
+  kind: string;
+}
+
+export interface Running {
+  runId: string;
+  call: ManualCall;
+  startedAt: number;
+}
+
+export interface RunControl {
+  running: Running | null;
+  outcome: RunOutcome | null;
+  failure: RunFailure | null;
+  confirmation: PendingConfirmation | null;
+  /** A problem answering or cancelling (the run itself goes on). */
+  controlError: string | null;
+  run: (call: ManualCall) => void;
+  cancel: () => void;
+  answer: (approve: boolean) => void;
+}
+
+export function useRun(onFinished: () => void): RunControl {
+  const [running, setRunning] = useState<Running | null>(null);
+  const [outcome, setOutcome] = useState<RunOutcome | null>(null);
+  const [failure, setFailure] = useState<RunFailure | null>(null);
+  const [confirmation, setConfirmation] = useState<PendingConfirmation | null>(null);
+  const [controlError, setControlError] = useState<string | null>(null);
+  const runningRef = useRef<Running | null>(null);
+  const mounted = useRef(true);
+  const finished = useRef(onFinished);
+
+  useEffect(() => {
+    finished.current = onFinished;
+  }, [onFinished]);
+
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+
+  const run = useCallback((call: ManualCall) => {
+    if (runningRef.current) return;
+    const current: Running = { runId: newRunId(), call, startedAt: Date.now() };
+    runningRef.current = current;
+    setRunning(current);
+    setFailure(null);
+    setControlError(null);
+    const isCurrent = () => mounted.current && runningRef.current === current;
+    const channel = runChannel((event: RunEvent) => {
+      if (!isCurrent()) return;
+      if (event.event === "confirmation_needed") {
+        setConfirmation({ confirmationId: event.confirmation_id, request: event.request });
+      } else {
+        setConfirmation(null);
+        setOutcome({ call, result: event.result });
+      }
+    });
+    ipc.executeCall(call, current.runId, channel).then(
+      (result) => {
+        if (isCurrent()) setOutcome({ call, result });
+      },
+      (reason: unknown) => {
+        if (!isCurrent()) return;
+        setFailure({ call, message: errorMessage(reason), kind: reason instanceof IpcError ? reason.kind : "ipc" });
+      },
+    ).finally(() => {
+      if (runningRef.current === current) runningRef.current = null;
+      if (!mounted.current) return;
+      setRunning((r) => (r === current ? null : r));
+      setConfirmation(null);
+      finished.current();
+    });
+  }, []);
+
+  const cancel = useCallback(() => {
+    const current = runningRef.current;
+    if (!current) return;
+    ipc.cancelRun(current.runId).catch((reason: unknown) => {
+      if (mounted.current) setControlError(`could not cancel: ${errorMessage(reason)}`);
+    });
+  }, []);
+
+  const answer = useCallback(
+    (approve: boolean) => {
+      if (!confirmation) return;
+      setConfirmation(null);
+      ipc.answerConfirmation(confirmation.confirmationId, approve).then(
+        (waiting) => {
+          if (!waiting && mounted.current) setControlError("the run was no longer waiting for this answer");
+        },
+        (reason: unknown) => {
+          if (mounted.current) setControlError(`answer not delivered: ${errorMessage(reason)}`);
+        },
+      );
+    },
+    [confirmation],
+  );
+
+  return { running, outcome, failure, confirmation, controlError, run, cancel, answer };
+}
