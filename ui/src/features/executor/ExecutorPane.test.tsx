@@ -314,7 +314,7 @@ describe("running", () => {
     const panel = await screen.findByTestId("executor-result");
     expect(panel.getAttribute("data-status")).toBe("success");
     expect(within(panel).getByTestId("executor-result-status").textContent).toBe("success");
-    expect(within(panel).getByTestId("executor-result-duration").textContent).toBe("12 ms");
+    expect(within(panel).getByTestId("executor-result-duration").textContent).toBe("12.0 ms");
     expect(screen.getByTestId("executor-result-body").textContent).toBe(
       JSON.stringify({ value: 42, steps: ["6*7"] }, null, 2),
     );
@@ -546,7 +546,7 @@ describe("history", () => {
       "workspace_write",
       "calculator_evaluate",
     ]);
-    expect(items[0]?.textContent).toContain("3 ms");
+    expect(items[0]?.textContent).toContain("3.00 ms");
     expect(items[0]?.textContent).toContain("success");
     expect(items[0]?.textContent).toContain('{"expression":"2*3"}');
     expect(screen.getByTestId("history-skipped").textContent).toContain("1 unreadable line");

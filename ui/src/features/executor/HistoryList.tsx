@@ -9,6 +9,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import { errorMessage, ipc, type HistoryEntry } from "../../lib/ipc";
 import { CopyButton } from "./ResultView";
 import type { HistoryView } from "./useHistory";
+import { formatDuration } from "../../lib/format";
 
 function formatTime(ms: number): string {
   const date = new Date(ms);
@@ -166,7 +167,7 @@ export function HistoryList({ view, query, onQueryChange, busy, onRerun, onEdit 
               <span className={entry.result.status === "success" ? "badge badge-ok" : "badge ex-badge-danger"}>
                 {entry.result.error?.kind ?? entry.result.status}
               </span>
-              <span className="muted">{entry.result.duration_ms === null ? "–" : `${String(entry.result.duration_ms)} ms`}</span>
+              <span className="muted">{entry.result.duration_ms === null ? "–" : formatDuration(entry.result.duration_ms)}</span>
               {entry.origin !== "app" && <span className="badge badge-muted">{entry.origin}</span>}
               {entry.parent_id && (
                 <span className="muted ex-history-parent" title={`follows ${entry.parent_id}`}>

@@ -7,6 +7,7 @@ import { useState } from "react";
 
 import type { ToolExecutionResult } from "../../lib/ipc";
 import type { RunFailure, RunOutcome } from "./useRun";
+import { formatDuration } from "../../lib/format";
 
 /** The result text for display: indented JSON when it parses, else the text itself. */
 export function prettyResult(text: string): { body: string; json: boolean } {
@@ -93,7 +94,7 @@ function announce(outcome: RunOutcome | null, failure: RunFailure | null): strin
   if (failure) return `${failure.call.tool_name} could not complete: ${failure.message}`;
   if (!outcome) return "";
   const { result } = outcome;
-  const took = result.duration_ms === null ? "" : ` in ${String(result.duration_ms)} ms`;
+  const took = result.duration_ms === null ? "" : ` in ${formatDuration(result.duration_ms)}`;
   return result.status === "success"
     ? `${result.tool_name} succeeded${took}`
     : `${result.tool_name} failed${took}: ${result.error?.kind ?? "error"}`;
@@ -134,7 +135,7 @@ function ResultPanel({ outcome }: { outcome: RunOutcome }) {
         </span>
         <code className="ex-result-name">{result.tool_name}</code>
         <span className="muted" data-testid="executor-result-duration">
-          {result.duration_ms === null ? "no duration" : `${String(result.duration_ms)} ms`}
+          {result.duration_ms === null ? "no duration" : formatDuration(result.duration_ms)}
         </span>
         {outcome.call.parent_id && (
           <span className="muted" title={outcome.call.parent_id}>

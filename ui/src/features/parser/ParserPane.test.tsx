@@ -526,7 +526,7 @@ describe("ParserPane run all", () => {
     const good = within(first).getByTestId("parser-result");
     expect(good.dataset.status).toBe("success");
     expect(good.textContent).toContain('"value": 42');
-    expect(good.textContent).toContain("12 ms");
+    expect(good.textContent).toContain("12.0 ms");
 
     const formatted = "<<<[TOOL_RESULT]>>>\nrequest_id:「始」call-1「末」\nresult:「始」42「末」\n<<<[END_TOOL_RESULT]>>>\n";
     await act(async () => {

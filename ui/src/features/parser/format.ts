@@ -20,11 +20,7 @@ export function prettyText(text: string): string {
   }
 }
 
-export function formatDuration(ms: number | null): string {
-  if (ms === null) return "";
-  if (ms < 1000) return `${String(ms)} ms`;
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-}
+export { formatDuration } from "../../lib/format";
 
 /** Schema issues as the engine words them: `- /path: message`, one a line. */
 export function issueLines(issues: readonly ArgumentIssue[] | undefined): string[] {
