@@ -2,15 +2,19 @@
 # Installs everything Toolscope needs to build on Debian 12 and builds the UI bundle.
 # Idempotent: packages already present are not reinstalled, npm installs the locked versions.
 #   bash scripts/setup.sh          build prerequisites
-#   bash scripts/setup.sh --test   plus what the test suite needs (virtual display, screenshots)
+#   bash scripts/setup.sh --test   plus what the test suite needs: virtual display, screenshots,
+#                                  WebKitWebDriver + tauri-driver and tests/ npm packages (e2e)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*"; }
 
+with_tests=false
+[[ "${1:-}" == "--test" ]] && with_tests=true
+
 packages=(build-essential pkg-config libwebkit2gtk-4.1-dev)
-if [[ "${1:-}" == "--test" ]]; then
-  packages+=(xvfb xauth xdotool imagemagick)
+if $with_tests; then
+  packages+=(xvfb xauth xdotool imagemagick webkit2gtk-driver)
 fi
 
 missing=()
@@ -38,6 +42,22 @@ command -v npm >/dev/null || { log "npm not found: install Node.js 20 and npm fi
 # lockfile made here and `npm ci` refuses that; `npm install` keeps the locked versions.
 log "installing UI dependencies"
 npm install --prefix ui --no-audit --no-fund --loglevel=error
+
+if $with_tests; then
+  # WebDriver proxy between WebdriverIO and WebKitWebDriver for the real-app e2e tests
+  # (compiled once, ~75 s; lands in ~/.cargo/bin, which tests/e2e/run.sh adds to PATH).
+  cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+  if command -v tauri-driver >/dev/null || [[ -x "$cargo_bin/tauri-driver" ]]; then
+    log "tauri-driver present"
+  else
+    log "installing tauri-driver"
+    cargo install tauri-driver --locked --version '^2' --quiet
+  fi
+  # --ignore-scripts: webdriverio pulls edgedriver/geckodriver whose install scripts would try
+  # to download browser drivers; the e2e tests only talk to tauri-driver.
+  log "installing e2e test dependencies (tests/)"
+  npm install --prefix tests --no-audit --no-fund --ignore-scripts --loglevel=error
+fi
 
 # The app crate embeds ui/dist at compile time, so it must exist before any cargo build.
 log "building the UI bundle"

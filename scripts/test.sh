@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (if needed) and runs every check CI runs: formatting, lints, all Rust tests, the UI
-# typecheck, lint and unit tests. Fails on the first failing step.
+# typecheck, lint and unit tests, then the end-to-end tests of the built app under Xvfb
+# (tests/e2e/run.sh). Fails on the first failing step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +28,6 @@ step "bindings drift" bindings_drift
 step "ui typecheck" npm --prefix ui run --silent typecheck
 step "ui lint" npm --prefix ui run --silent lint
 step "ui unit tests" npm --prefix ui test --silent
+# Builds the UI and the debug app, then drives the real app through tauri-driver + WebKitWebDriver.
+step "e2e (real app under Xvfb)" bash tests/e2e/run.sh
 printf '\n[test] all checks passed\n'

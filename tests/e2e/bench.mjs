@@ -1,0 +1,434 @@
+// Bench of the real app under Xvfb (run by hand: `bash tests/e2e/run.sh --bench [options]`).
+//
+//   --starts N          startup measurements (default 5)
+//   --runs N            executor runs of echo_echo for the memory figure (default 1000)
+//   --runs-via MODE     ui | ipc | auto (default auto: the Executor pane if it has the contract's
+//                       testids, else window.__TAURI_INTERNALS__.invoke("execute_call"))
+//   --methods N         synthetic methods for the search-latency part (default 10000; 0 skips)
+//
+// Startup, method: WebKitWebDriver does not start the app binary itself but a tiny wrapper
+// script that writes the wall clock (`date +%s%N`) to a file and then `exec`s the app binary,
+// so "spawn" is the moment the app's process image starts. As soon as the WebDriver session
+// exists, an async script in the page resolves at the first DOM mutation that makes
+// [data-testid=tool-item-calculator] present and laid out, and returns Date.now() of the
+// animation frame after it (the first frame that can show it). If the list is already there
+// when the script first runs, that moment is only an upper bound and is marked "<=".
+// Page clock and node clock are the same system clock (Date.now()).
+//
+// Memory: VmRSS summed over the app process and all its descendants (WebKitWebProcess,
+// WebKitNetworkProcess) from /proc/<pid>/status; PSS from /proc/<pid>/smaps_rollup alongside
+// (RSS double-counts shared libraries across the three processes, PSS does not).
+//
+// Search latency: the app is started with TOOLSCOPE_SYNTHETIC_METHODS=N (N generated methods
+// on top of the ~16 built-in ones). Real key events are sent to [data-testid=discovery-search]
+// through WebDriver; the page records each keydown's event.timeStamp and the last DOM mutation
+// it caused (until 250 ms pass without a mutation); latency = first animation frame after that
+// last mutation - keydown. Debouncing in the pane is therefore included, as a user feels it.
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+import {
+  APP_BINARY,
+  checkPrerequisites,
+  closeSession,
+  E2EError,
+  hostSummary,
+  log,
+  makeXdgHome,
+  memoryOf,
+  openSession,
+  removeDir,
+  startDriver,
+  tid,
+  processTable,
+  descendants,
+  waitVisible,
+} from "./lib/harness.mjs";
+
+function option(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index > 0 && process.argv[index + 1] !== undefined ? process.argv[index + 1] : fallback;
+}
+const STARTS = Number(option("starts", 5));
+const RUNS = Number(option("runs", 1000));
+const RUNS_VIA = option("runs-via", "auto");
+const METHODS = Number(option("methods", 10000));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+};
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+const ms = (x) => `${Math.round(x)} ms`;
+const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
+
+let tmp;
+let driver;
+
+/** A wrapper that stamps the spawn time, sets extra env, and execs the app. */
+function wrapper(name, env = {}) {
+  const stampFile = path.join(tmp, `${name}.spawned`);
+  const script = path.join(tmp, `${name}.sh`);
+  const exports = Object.entries(env)
+    .map(([k, v]) => `export ${k}='${String(v).replace(/'/g, "'\\''")}'\n`)
+    .join("");
+  fs.writeFileSync(
+    script,
+    `#!/bin/sh\ndate +%s%N > '${stampFile}'\n${exports}exec '${APP_BINARY}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return { script, spawnedAt: () => Number(BigInt(fs.readFileSync(stampFile, "utf8").trim()) / 1_000_000n) };
+}
+
+/** Page-side: resolves with the time the selector's element first showed (see the header). */
+async function whenRendered(browser, selector, timeoutMs) {
+  return browser.executeAsync(
+    (sel, timeout, done) => {
+      const shown = () => {
+        const element = document.querySelector(sel);
+        return !!element && element.getClientRects().length > 0;
+      };
+      const base = { timeOrigin: performance.timeOrigin, domContentLoaded: null, fcp: null };
+      const nav = performance.getEntriesByType("navigation")[0];
+      if (nav) base.domContentLoaded = performance.timeOrigin + nav.domContentLoadedEventEnd;
+      const paint = performance.getEntriesByName("first-contentful-paint")[0];
+      if (paint) base.fcp = performance.timeOrigin + paint.startTime;
+      if (shown()) {
+        done({ ...base, at: Date.now(), upperBound: true });
+        return;
+      }
+      const observer = new MutationObserver(() => {
+        if (!shown()) return;
+        observer.disconnect();
+        requestAnimationFrame(() => done({ ...base, at: Date.now(), upperBound: false }));
+      });
+      observer.observe(document, { childList: true, subtree: true, attributes: true });
+      setTimeout(() => {
+        observer.disconnect();
+        done({ ...base, at: null, upperBound: false });
+      }, timeout);
+    },
+    selector,
+    timeoutMs,
+  );
+}
+
+function appMemory(appPid) {
+  const table = processTable();
+  const pids = [appPid, ...descendants(appPid, table)];
+  let rss = 0;
+  let pss = 0;
+  const parts = [];
+  for (const pid of pids) {
+    const m = memoryOf(pid);
+    if (!m) continue;
+    rss += m.rss;
+    pss += m.pss ?? 0;
+    parts.push(`${table.get(pid)?.comm ?? pid} ${mib(m.rss)}`);
+  }
+  return { rss, pss, parts: parts.join(" + "), processes: pids.length };
+}
+
+async function settle(msDelay) {
+  await new Promise((resolve) => setTimeout(resolve, msDelay));
+}
+
+async function startOnce(name, env = {}, selector = tid("tool-item-calculator")) {
+  const w = wrapper(name, env);
+  const t0 = Date.now();
+  const browser = await openSession(driver, { application: w.script });
+  const sessionAt = Date.now();
+  await browser.setTimeout({ script: 300_000 });
+  const seen = await whenRendered(browser, selector, 20_000);
+  const spawned = w.spawnedAt();
+  return {
+    browser,
+    spawned,
+    figures: {
+      driverToSpawn: spawned - t0,
+      spawnToSession: sessionAt - spawned,
+      spawnToDomContentLoaded: seen.domContentLoaded ? seen.domContentLoaded - spawned : null,
+      spawnToFcp: seen.fcp ? seen.fcp - spawned : null,
+      spawnToRendered: seen.at ? seen.at - spawned : null,
+      upperBound: seen.upperBound,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function benchStartup() {
+  log(`startup: ${STARTS} launches, spawn of the app binary -> tool-item-calculator rendered`);
+  const rendered = [];
+  for (let i = 0; i < STARTS; i++) {
+    const { browser, figures } = await startOnce(`start${i}`);
+    const f = figures;
+    log(
+      `  #${i + 1}: DOMContentLoaded ${f.spawnToDomContentLoaded === null ? "n/a" : ms(f.spawnToDomContentLoaded)}, ` +
+        `first contentful paint ${f.spawnToFcp === null ? "n/a" : ms(f.spawnToFcp)}, ` +
+        `tool list ${f.spawnToRendered === null ? "NOT RENDERED (no tool-item-calculator within 20 s)" : `${f.upperBound ? "<=" : ""}${ms(f.spawnToRendered)}`}` +
+        ` (WebDriver session ready ${ms(f.spawnToSession)} after spawn)`,
+    );
+    if (f.spawnToRendered !== null) rendered.push(f.spawnToRendered);
+    await closeSession(browser, driver);
+  }
+  return rendered;
+}
+
+async function executorReady(browser) {
+  return browser.execute(
+    (ids) => ids.every((id) => document.querySelector(`[data-testid="${id}"]`)),
+    ["executor-tool-name", "executor-run"],
+  );
+}
+
+/** 1,000 echo_echo runs: through the Executor pane (in-page loop) or straight over IPC. */
+async function benchRuns(browser, appPid) {
+  await browser.execute(() => document.getElementById("tab-executor")?.click());
+  let via = RUNS_VIA;
+  if (via === "auto") via = (await executorReady(browser)) ? "ui" : "ipc";
+  log(`runs: ${RUNS} x echo_echo via ${via === "ui" ? "the Executor pane (DOM: set #root_message, click executor-run, wait for executor-result-body)" : 'window.__TAURI_INTERNALS__.invoke("execute_call") from execute()'}`);
+  const domSize = () =>
+    browser.execute(() => ({
+      elements: document.getElementsByTagName("*").length,
+      historyItems: document.querySelectorAll('[data-testid="history-item"]').length,
+    }));
+  const domBefore = await domSize();
+  const started = Date.now();
+  const chunk = 50;
+  for (let from = 0; from < RUNS; from += chunk) {
+    const count = Math.min(chunk, RUNS - from);
+    const outcome =
+      via === "ui"
+        ? await browser.executeAsync(
+            (first, n, done) => {
+              const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+              const setValue = (element, text) => {
+                const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+                Object.getOwnPropertyDescriptor(proto, "value").set.call(element, text);
+                element.dispatchEvent(new Event("input", { bubbles: true }));
+                element.dispatchEvent(new Event("change", { bubbles: true }));
+              };
+              const waitUntil = (predicate, timeout) =>
+                new Promise((resolve, reject) => {
+                  const until = performance.now() + timeout;
+                  const tick = () => {
+                    if (predicate()) resolve();
+                    else if (performance.now() > until) reject(new Error("timeout"));
+                    else setTimeout(tick, 2);
+                  };
+                  tick();
+                });
+              // The contract's rjsf id is root_message; accept another id prefix (bench, not a test).
+              const messageField = () =>
+                document.getElementById("root_message") ?? document.querySelector('#panel-executor input[id$="_message"]');
+              (async () => {
+                const name = q("executor-tool-name");
+                if (name.value !== "echo_echo") {
+                  setValue(name, "echo_echo");
+                  await waitUntil(() => messageField(), 5000);
+                }
+                for (let i = first; i < first + n; i++) {
+                  const marker = `bench-run-${i}-end`;
+                  // The previous run must have ended (Run is disabled while one is in flight).
+                  await waitUntil(() => !q("executor-run").disabled, 10000);
+                  setValue(messageField(), marker);
+                  await new Promise((r) => requestAnimationFrame(r));
+                  q("executor-run").click();
+                  await waitUntil(() => {
+                    const result = q("executor-result");
+                    const body = q("executor-result-body");
+                    return result?.getAttribute("data-status") === "success" && body?.textContent.includes(marker);
+                  }, 10000);
+                }
+              })().then(
+                () => done({ ok: true }),
+                (error) => done({ ok: false, error: String(error), status: q("executor-result")?.getAttribute("data-status") ?? null, body: q("executor-result-body")?.textContent.slice(0, 200) ?? null }),
+              );
+            },
+            from,
+            count,
+          )
+        : await browser.executeAsync(
+            (first, n, done) => {
+              const internals = window.__TAURI_INTERNALS__;
+              (async () => {
+                for (let i = first; i < first + n; i++) {
+                  const id = internals.transformCallback((message) => {
+                    if (message && "end" in message) internals.unregisterCallback(id);
+                  });
+                  const result = await internals.invoke("execute_call", {
+                    call: { tool_name: "echo_echo", args: { message: `bench-run-${i}-end` }, parent_id: null },
+                    runId: crypto.randomUUID(),
+                    onEvent: `__CHANNEL__:${id}`,
+                  });
+                  if (result.status !== "success") throw new Error(`run ${i}: ${JSON.stringify(result)}`);
+                }
+              })().then(
+                () => done({ ok: true }),
+                (error) => done({ ok: false, error: typeof error === "string" ? error : (error?.message ?? JSON.stringify(error)) }),
+              );
+            },
+            from,
+            count,
+          );
+    if (!outcome.ok) throw new E2EError(`run ${from}..${from + count - 1} failed: ${JSON.stringify(outcome)}`);
+    if ((from + count) % 200 === 0 || from + count === RUNS) {
+      const m = appMemory(appPid);
+      log(`  ${from + count} runs, ${ms(Date.now() - started)}: RSS ${mib(m.rss)}`);
+    }
+  }
+  const elapsed = Date.now() - started;
+  const domAfter = await domSize();
+  log(`  DOM elements ${domBefore.elements} -> ${domAfter.elements}, history-item rows ${domBefore.historyItems} -> ${domAfter.historyItems}`);
+  log(`  ${RUNS} runs in ${ms(elapsed)} (${(elapsed / RUNS).toFixed(1)} ms per run, round trip included)`);
+  await settle(2000);
+  const memory = appMemory(appPid);
+  log(`  after ${RUNS} runs (+2 s): RSS ${mib(memory.rss)} (${memory.parts}), PSS ${mib(memory.pss)}`);
+  // JavaScriptCore collects lazily: a second reading after some idle time shows what is retained.
+  await settle(15_000);
+  const idle = appMemory(appPid);
+  log(`  15 s later, idle: RSS ${mib(idle.rss)} (${idle.parts}), PSS ${mib(idle.pss)}`);
+  return { via, elapsed, memory, idle };
+}
+
+async function benchSearch() {
+  log(`search: app started with TOOLSCOPE_SYNTHETIC_METHODS=${METHODS}`);
+  const { browser, figures } = await startOnce("search", { TOOLSCOPE_SYNTHETIC_METHODS: METHODS }, tid("discovery-search"));
+  try {
+    log(`  with ${METHODS} extra methods: discovery-search rendered ${figures.spawnToRendered === null ? "NEVER" : `${figures.upperBound ? "<=" : ""}${ms(figures.spawnToRendered)}`} after spawn`);
+    await waitVisible(browser, tid("discovery-search"), { timeout: 5_000, what: "discovery-search" });
+    const listed = await browser.execute(() => document.querySelectorAll('[data-testid^="method-item-"]').length);
+    log(`  method-item elements in the DOM before searching: ${listed} (fewer than the methods means a virtualised list)`);
+    const memory = appMemory(driver.appPid());
+    log(`  memory with ${METHODS} methods: RSS ${mib(memory.rss)}, PSS ${mib(memory.pss)}`);
+
+    await browser.execute((sel) => {
+      const input = document.querySelector(sel);
+      const panel = input.closest('[role="tabpanel"]') ?? document.body;
+      const state = { keys: [], lastMutation: null, frameAfter: null };
+      window.__searchBench = state;
+      input.addEventListener(
+        "keydown",
+        (event) => {
+          state.keys.push({ key: event.key, at: event.timeStamp });
+          state.lastMutation = null;
+          state.frameAfter = null;
+        },
+        true,
+      );
+      new MutationObserver(() => {
+        const at = performance.now();
+        state.lastMutation = at;
+        requestAnimationFrame(() => {
+          if (state.lastMutation === at) state.frameAfter = performance.now();
+        });
+      }).observe(panel, { childList: true, subtree: true, characterData: true, attributes: true });
+    }, tid("discovery-search"));
+
+    // Focus through the DOM (no window manager under Xvfb); keys then go to the focused input.
+    await browser.execute((sel) => document.querySelector(sel).focus(), tid("discovery-search"));
+    const samples = [];
+    const queries = ["method42", "synthetic", "number 7"];
+    for (const query of queries) {
+      const keys = [...query.split(""), ...query.split("").map(() => "Backspace")];
+      for (const key of keys) {
+        await browser.keys(key === "Backspace" ? "\uE003" : key);
+        // Wait until 250 ms pass without a mutation (or 5 s), then read the figures.
+        const sample = await browser.executeAsync((done) => {
+          const state = window.__searchBench;
+          const began = performance.now();
+          let lastSeen = state.lastMutation;
+          let quietSince = performance.now();
+          const tick = () => {
+            if (state.lastMutation !== lastSeen) {
+              lastSeen = state.lastMutation;
+              quietSince = performance.now();
+            }
+            const now = performance.now();
+            if ((now - quietSince > 250 && (state.frameAfter !== null || state.lastMutation === null)) || now - began > 5000) {
+              const key = state.keys[state.keys.length - 1];
+              done({
+                key: key?.key ?? null,
+                latency: key && state.frameAfter !== null ? state.frameAfter - key.at : null,
+              });
+            } else setTimeout(tick, 10);
+          };
+          tick();
+        });
+        if (sample.latency !== null) samples.push(sample.latency);
+      }
+    }
+    return { samples, keystrokes: queries.join("").length * 2 };
+  } finally {
+    await closeSession(browser, driver);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  checkPrerequisites();
+  const xdg = makeXdgHome("bench-home");
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolscope-bench-"));
+  log(`host: ${hostSummary()}; app: ${APP_BINARY}`);
+  driver = await startDriver({
+    logName: "bench-tauri-driver",
+    env: { XDG_DATA_HOME: xdg.XDG_DATA_HOME, XDG_CONFIG_HOME: xdg.XDG_CONFIG_HOME, XDG_CACHE_HOME: xdg.XDG_CACHE_HOME },
+  });
+  const report = [];
+  try {
+    const rendered = await benchStartup();
+    if (rendered.length) {
+      report.push(`startup (spawn -> tool-item-calculator rendered, ${rendered.length} launches): median ${ms(median(rendered))}, min ${ms(Math.min(...rendered))}, max ${ms(Math.max(...rendered))}`);
+    } else if (STARTS > 0) report.push("startup: tool-item-calculator never rendered (Discovery pane lacks the testid?)");
+
+    if (RUNS > 0) {
+      const { browser } = await startOnce("memory");
+      const appPid = driver.appPid();
+      await settle(2000);
+      const before = appMemory(appPid);
+      log(`  after start: RSS ${mib(before.rss)} (${before.parts}), PSS ${mib(before.pss)}`);
+      report.push(`memory after start: RSS ${mib(before.rss)} over ${before.processes} processes, PSS ${mib(before.pss)} (${before.parts})`);
+      try {
+        const runs = await benchRuns(browser, appPid);
+        const after = runs.memory;
+        report.push(`memory after ${RUNS} echo_echo runs via ${runs.via}: RSS ${mib(after.rss)} (${after.rss >= before.rss ? "+" : ""}${mib(after.rss - before.rss)}), PSS ${mib(after.pss)} (${after.parts}); ${(runs.elapsed / RUNS).toFixed(1)} ms per run`);
+        report.push(`memory 15 s after the runs: RSS ${mib(runs.idle.rss)}, PSS ${mib(runs.idle.pss)} (${runs.idle.parts})`);
+      } catch (error) {
+        report.push(`runs: FAILED: ${error.message}`);
+      }
+      await closeSession(browser, driver);
+    }
+
+    if (METHODS > 0) {
+      try {
+        const { samples, keystrokes } = await benchSearch();
+        report.push(
+          samples.length
+            ? `search keystroke latency over ${METHODS} synthetic + built-in methods (${samples.length} of ${keystrokes} keystrokes changed the list): median ${ms(median(samples))}, p95 ${ms(percentile(samples, 95))}, max ${ms(Math.max(...samples))}`
+            : `search keystroke latency: no keystroke changed the DOM (is discovery-search wired to the list?)`,
+        );
+      } catch (error) {
+        report.push(`search: FAILED: ${error.message}`);
+      }
+    }
+  } finally {
+    await driver.stop();
+    removeDir(xdg.home);
+    removeDir(tmp);
+  }
+  console.log("\n[bench] results");
+  for (const line of report) console.log(`[bench]   ${line}`);
+}
+
+main().catch((error) => {
+  console.error(`[bench] ${error instanceof E2EError ? error.message : error.stack ?? error}`);
+  if (driver) driver.stop().catch(() => {});
+  process.exitCode = 1;
+});

@@ -1,0 +1,501 @@
+// End-to-end tests of the built Toolscope app: the real binary (UI embedded), driven through
+// tauri-driver + WebKitWebDriver + WebdriverIO under Xvfb, with its own XDG data/config/cache
+// dirs kept across the two launches of one run (so the run history must survive a restart).
+//
+//   bash tests/e2e/run.sh              builds the UI and the app, then runs this under xvfb-run
+//   E2E_KEEP_GOING=1 bash tests/e2e/run.sh   run every scenario even after a failure (diagnosis)
+//
+// Fails fast by default: the first failing step ends the run with a message naming what was
+// missing, the data-testids the page had instead, a screenshot and the driver log's tail.
+
+import fs from "node:fs";
+import path from "node:path";
+
+import {
+  APP_IDENTIFIER,
+  attributesOf,
+  checkPrerequisites,
+  clickTestId,
+  closeSession,
+  describeTestIds,
+  E2EError,
+  hostSummary,
+  log,
+  makeXdgHome,
+  openSession,
+  presentTestIds,
+  removeDir,
+  screenshot,
+  setNativeValue,
+  startDriver,
+  textOf,
+  tid,
+  waitFor,
+  waitVisible,
+} from "./lib/harness.mjs";
+
+const KEEP_GOING = process.env.E2E_KEEP_GOING === "1";
+const STARTUP_TIMEOUT = 30_000;
+const RUN_TIMEOUT = 15_000;
+
+const TWO_CALL_REPLY = [
+  "Let me work that out and echo a greeting.",
+  "<<<[TOOL_REQUEST]>>>",
+  "tool_name:「始」calculator_evaluate「末」",
+  "expression:「始」6*7「末」",
+  "<<<[END_TOOL_REQUEST]>>>",
+  "And now the echo:",
+  "<<<[TOOL_REQUEST]>>>",
+  "tool_name:「始」echo_echo「末」",
+  "message:「始」hello from e2e「末」",
+  "<<<[END_TOOL_REQUEST]>>>",
+  "",
+].join("\n");
+
+const SCRIPT_PAYLOAD = "<script>window.__pwned=1</script>";
+const IMG_PAYLOAD = `<img src=x onerror="window.__pwned=2">`;
+const PAYLOAD = `${SCRIPT_PAYLOAD}${IMG_PAYLOAD}`;
+const INJECTION_REPLY = [
+  `Sure! ${PAYLOAD} Here is the call you asked for.`,
+  "<<<[TOOL_REQUEST]>>>",
+  "tool_name:「始」echo_echo「末」",
+  `message:「始」${PAYLOAD}「末」`,
+  "<<<[END_TOOL_REQUEST]>>>",
+  "",
+].join("\n");
+
+// A destructive method: the run must stop at the confirmation dialog.
+const DESTRUCTIVE_REPLY = [
+  "Cleaning up.",
+  "<<<[TOOL_REQUEST]>>>",
+  "tool_name:「始」workspace_delete「末」",
+  "path:「始」e2e-does-not-exist.txt「末」",
+  "<<<[END_TOOL_REQUEST]>>>",
+  "",
+].join("\n");
+
+// ---------------------------------------------------------------------------------------------
+
+const results = []; // {name, status: "passed"|"failed"|"skipped", ms, error?}
+let browser = null;
+let driver = null;
+let xdg = null;
+
+async function scenario(name, fn) {
+  if (!KEEP_GOING && results.some((r) => r.status === "failed")) {
+    results.push({ name, status: "skipped" });
+    log(`SKIP  ${name}`);
+    return;
+  }
+  const started = Date.now();
+  log(`START ${name}`);
+  try {
+    await fn();
+    const ms = Date.now() - started;
+    results.push({ name, status: "passed", ms });
+    log(`PASS  ${name} (${ms} ms)`);
+  } catch (error) {
+    const ms = Date.now() - started;
+    results.push({ name, status: "failed", ms, error });
+    log(`FAIL  ${name} (${ms} ms)`);
+    await reportFailure(name, error);
+  }
+}
+
+async function reportFailure(name, error) {
+  const lines = [`  reason: ${error instanceof E2EError ? error.message : error.stack ?? error}`];
+  if (browser) {
+    try {
+      const active = await browser.execute(() => {
+        const tab = document.querySelector('[role="tab"][aria-selected="true"]');
+        return tab ? tab.id : "(no selected tab)";
+      });
+      lines.push(`  selected tab: ${active}`);
+      lines.push(`  data-testids in the page: ${describeTestIds(await presentTestIds(browser))}`);
+    } catch (inner) {
+      lines.push(`  (could not inspect the page: ${inner.message})`);
+    }
+  }
+  const shot = (browser && (await screenshot(`failure-${slug(name)}`, { browser, settleMs: 2_000 }))) || (await screenshot(`failure-${slug(name)}`));
+  if (shot) lines.push(`  screenshot: ${path.relative(process.cwd(), shot)}`);
+  if (driver) {
+    const tail = driver.tail(15);
+    if (tail) lines.push(`  tauri-driver log (last lines of ${driver.logPath}):\n${indent(tail, "    ")}`);
+  }
+  console.log(lines.join("\n"));
+}
+
+const slug = (name) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const indent = (text, prefix) => text.split("\n").map((line) => prefix + line).join("\n");
+
+function expect(condition, message) {
+  if (!condition) throw new E2EError(message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Steps shared by scenarios
+
+async function launch(label) {
+  const started = Date.now();
+  browser = await openSession(driver);
+  await waitVisible(browser, "#tab-discovery", { timeout: STARTUP_TIMEOUT, what: `${label}: the tab bar` });
+  log(`  app up (${label}) in ${Date.now() - started} ms, pid ${driver.appPid()}`);
+}
+
+async function showPane(pane) {
+  await clickTestId(browser, `tab-${pane}`, { selector: `#tab-${pane}` });
+  await waitFor(
+    browser,
+    () => browser.execute((id) => document.getElementById(id)?.getAttribute("aria-selected") === "true", `tab-${pane}`),
+    { timeout: 5_000, explain: async () => `tab-${pane} did not become selected` },
+  );
+}
+
+/** Waits for exactly `count` elements matching `selector`, reporting what it saw on timeout. */
+async function waitCount(selector, count, what, timeout = 10_000) {
+  return waitFor(
+    browser,
+    async () => (await browser.execute((sel) => document.querySelectorAll(sel).length, selector)) === count,
+    {
+      timeout,
+      explain: async () =>
+        `${what}: expected ${count} x ${selector}, found ${await browser.execute((sel) => document.querySelectorAll(sel).length, selector)}`,
+    },
+  );
+}
+
+/** Waits until the element's data-status is success or error; returns it. */
+async function waitStatus(selector, what, timeout = RUN_TIMEOUT) {
+  let status = null;
+  await waitFor(
+    browser,
+    async () => {
+      const statuses = await attributesOf(browser, selector, "data-status");
+      status = statuses.length ? statuses : null;
+      return statuses.length > 0 && statuses.every((s) => s === "success" || s === "error");
+    },
+    {
+      timeout,
+      explain: async () => `${what}: ${selector} data-status is ${JSON.stringify(status)} (want success/error)`,
+    },
+  );
+  return status;
+}
+
+/** Elements a prompt injection could have created: inline scripts, the payload's <img>. */
+async function injectedElements() {
+  return browser.execute(() => ({
+    pwned: typeof window.__pwned === "undefined" ? null : String(window.__pwned),
+    inlineScripts: [...document.querySelectorAll("script")].filter((s) => !s.src).length,
+    payloadImages: document.querySelectorAll('img[src="x"]').length,
+    onerrorAttributes: document.querySelectorAll("[onerror]").length,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+let loadedIntoExecutor = false;
+
+async function discoveryScenario() {
+  await showPane("discovery");
+  await waitVisible(browser, tid("discovery-search"), { what: "Discovery search box" });
+  await waitVisible(browser, tid("tool-item-calculator"), { timeout: 10_000, what: "Discovery tool list" });
+  await waitVisible(browser, tid("tool-toggle-calculator"), { timeout: 2_000, what: "the calculator's enable toggle" });
+  await screenshot("discovery", { browser });
+
+  const search = await browser.$(tid("discovery-search"));
+  await search.setValue("calc");
+  await waitFor(browser, async () => (await textOf(browser, tid("discovery-search"))) === "calc", {
+    timeout: 3_000,
+    explain: async () => `discovery-search holds ${JSON.stringify(await textOf(browser, tid("discovery-search")))}`,
+  });
+  await waitVisible(browser, tid("method-item-calculator_evaluate"), { what: 'search "calc"' });
+  // The filter must actually filter: echo has nothing to do with "calc".
+  await waitFor(
+    browser,
+    () => browser.execute((sel) => !document.querySelector(sel)?.offsetParent, tid("method-item-echo_echo")),
+    { timeout: 5_000, explain: async () => 'method-item-echo_echo is still shown after searching "calc"' },
+  );
+
+  await clickTestId(browser, "method-item-calculator_evaluate");
+  const detail = await waitVisible(browser, tid("method-detail"), { what: "method detail after selecting calculator_evaluate" });
+  await waitFor(browser, async () => (await detail.getText()).includes("calculator_evaluate") || (await detail.getText()).includes("evaluate"), {
+    timeout: 5_000,
+    explain: async () => `method-detail does not name the method: ${JSON.stringify((await detail.getText()).slice(0, 200))}`,
+  });
+  await waitVisible(browser, tid("prompt-preview"), { what: "prompt preview" });
+  const prompt = await waitFor(
+    browser,
+    async () => {
+      const text = (await textOf(browser, tid("prompt-preview"))) ?? "";
+      return text.trim().length > 0 ? text : false;
+    },
+    { timeout: 10_000, explain: async () => "prompt-preview stays empty" },
+  );
+  log(`  prompt-preview: ${prompt.length} chars, starts ${JSON.stringify(prompt.slice(0, 60))}`);
+  await screenshot("discovery-method-detail", { browser });
+
+  await clickTestId(browser, "load-into-executor");
+  loadedIntoExecutor = true;
+}
+
+async function executorScenario() {
+  if (loadedIntoExecutor) {
+    await waitFor(
+      browser,
+      () => browser.execute(() => document.getElementById("tab-executor")?.getAttribute("aria-selected") === "true"),
+      { timeout: 5_000, explain: async () => "load-into-executor did not switch to the Executor tab" },
+    );
+  } else {
+    await showPane("executor"); // Discovery failed (KEEP_GOING): type the routing name instead.
+  }
+  await waitVisible(browser, tid("executor-tool-name"), { what: "Executor tool name" });
+  if (!loadedIntoExecutor) await setNativeValue(browser, tid("executor-tool-name"), "calculator_evaluate");
+  await waitFor(browser, async () => (await textOf(browser, tid("executor-tool-name"))) === "calculator_evaluate", {
+    timeout: 5_000,
+    explain: async () => `executor-tool-name is ${JSON.stringify(await textOf(browser, tid("executor-tool-name")))}, want "calculator_evaluate"`,
+  });
+
+  if (await browser.$(tid("executor-mode-form")).isExisting()) await clickTestId(browser, "executor-mode-form");
+  try {
+    await waitVisible(browser, "#root_expression", { what: "the form's expression field (rjsf id root_expression)" });
+  } catch (error) {
+    const ids = await browser.execute(() =>
+      [...document.querySelectorAll("#panel-executor input, #panel-executor textarea, #panel-executor select")]
+        .map((e) => (e.id ? `#${e.id}` : `<${e.tagName.toLowerCase()} no id>`))
+        .join(", "),
+    );
+    throw new E2EError(`${error.message}; the Executor's form fields have ids: ${ids || "(none)"}`);
+  }
+  const field = await browser.$("#root_expression");
+  await field.setValue("6*7"); // real key events through WebKitWebDriver
+  await waitFor(browser, async () => (await field.getValue()) === "6*7", {
+    timeout: 3_000,
+    explain: async () => `#root_expression holds ${JSON.stringify(await field.getValue())} after typing 6*7`,
+  });
+
+  await clickTestId(browser, "executor-run");
+  const [status] = await waitStatus(tid("executor-result"), "executor result");
+  const body = (await textOf(browser, tid("executor-result-body"))) ?? (await textOf(browser, tid("executor-result")));
+  expect(
+    status === "success",
+    `executor-result data-status="${status}", body ${JSON.stringify(body?.slice(0, 300))}` +
+      (/expression/i.test(body ?? "") ? " (the typed expression did not reach React's form state?)" : ""),
+  );
+  expect(/\b42\b/.test(body ?? ""), `executor-result-body does not contain 42: ${JSON.stringify(body?.slice(0, 300))}`);
+
+  // The form's state is what React holds: the JSON editor must show the typed expression.
+  if (await browser.$(tid("executor-mode-json")).isExisting()) {
+    await clickTestId(browser, "executor-mode-json");
+    await waitVisible(browser, tid("executor-json-editor"), { what: "JSON editor after switching mode" });
+    await waitFor(browser, async () => ((await textOf(browser, tid("executor-json-editor"))) ?? "").includes("6*7"), {
+      timeout: 5_000,
+      explain: async () =>
+        `executor-json-editor does not show the form's expression: ${JSON.stringify((await textOf(browser, tid("executor-json-editor")))?.slice(0, 200))}`,
+    });
+    await clickTestId(browser, "executor-mode-form");
+  }
+
+  await waitVisible(browser, `${tid("history-item")}[data-tool-name="calculator_evaluate"]`, {
+    what: "history entry of the calculator run",
+  });
+  await screenshot("executor", { browser, focus: tid("executor-result") });
+}
+
+async function parserScenario() {
+  await showPane("parser");
+  await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
+  await setNativeValue(browser, tid("parser-input"), TWO_CALL_REPLY);
+  await waitCount(tid("parser-request"), 2, "requests parsed from the two-call reply");
+  const names = await attributesOf(browser, tid("parser-request"), "data-tool-name");
+  expect(
+    JSON.stringify(names) === JSON.stringify(["calculator_evaluate", "echo_echo"]),
+    `parser-request data-tool-name = ${JSON.stringify(names)}, want ["calculator_evaluate","echo_echo"]`,
+  );
+  const valid = await attributesOf(browser, tid("parser-request"), "data-valid");
+  expect(valid.every((v) => v === "true"), `parser-request data-valid = ${JSON.stringify(valid)}, want all "true"`);
+  const diagnostics = await browser.execute((sel) => [...document.querySelectorAll(sel)].map((e) => e.innerText), tid("parser-diagnostic"));
+  expect(diagnostics.length === 0, `unexpected parser-diagnostic(s): ${JSON.stringify(diagnostics)}`);
+
+  await clickTestId(browser, "parser-run-all");
+  await waitCount(tid("parser-result"), 2, "results of run all", RUN_TIMEOUT);
+  const statuses = await waitStatus(tid("parser-result"), "parser results");
+  if (!statuses.every((s) => s === "success")) {
+    const texts = await browser.execute((sel) => [...document.querySelectorAll(sel)].map((e) => e.innerText.slice(0, 200)), tid("parser-result"));
+    throw new E2EError(`parser-result data-status = ${JSON.stringify(statuses)}, want all success; texts ${JSON.stringify(texts)}`);
+  }
+  const block = await waitFor(
+    browser,
+    async () => {
+      const text = (await textOf(browser, tid("parser-results-block"))) ?? "";
+      return text.includes("<<<[TOOL_RESULT]>>>") ? text : false;
+    },
+    {
+      timeout: 5_000,
+      explain: async () =>
+        `parser-results-block lacks <<<[TOOL_RESULT]>>>: ${JSON.stringify((await textOf(browser, tid("parser-results-block")))?.slice(0, 300))}`,
+    },
+  );
+  expect(/\b42\b/.test(block), `parser-results-block lacks the calculator's 42: ${JSON.stringify(block.slice(0, 400))}`);
+  expect(block.includes("hello from e2e"), `parser-results-block lacks the echoed message: ${JSON.stringify(block.slice(0, 400))}`);
+  await screenshot("parser", { browser, focus: tid("parser-results-block") });
+}
+
+async function injectionScenario() {
+  await showPane("parser");
+  await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
+  await setNativeValue(browser, tid("parser-input"), INJECTION_REPLY);
+  await waitFor(
+    browser,
+    async () => {
+      const names = await attributesOf(browser, tid("parser-request"), "data-tool-name");
+      return names.length === 1 && names[0] === "echo_echo";
+    },
+    {
+      timeout: 10_000,
+      explain: async () =>
+        `want one parser-request for echo_echo, have ${JSON.stringify(await attributesOf(browser, tid("parser-request"), "data-tool-name"))}`,
+    },
+  );
+  // The request shows the value as text: raw, or inside JSON (where its quotes are escaped).
+  const asJson = (text) => JSON.stringify(text).slice(1, -1);
+  const showsLiterally = (text, part) => text.includes(part) || text.includes(asJson(part));
+  const requestText = (await textOf(browser, tid("parser-request"))) ?? "";
+  expect(
+    showsLiterally(requestText, SCRIPT_PAYLOAD) && showsLiterally(requestText, IMG_PAYLOAD),
+    `the request does not show the payload literally; its text is ${JSON.stringify(requestText.slice(0, 400))}`,
+  );
+  // The prose outside the block: shown as text wherever the pane renders the reply (not the textarea).
+  const prose = await browser.execute(() => {
+    const panel = document.getElementById("panel-parser");
+    return panel ? panel.innerText : "";
+  });
+  log(`  prose payload rendered as text outside the input: ${prose.includes(`Sure! ${PAYLOAD}`) ? "yes" : "no (only in the textarea)"}`);
+  let found = await injectedElements();
+  expect(found.pwned === null, `window.__pwned = ${found.pwned}: the payload ran`);
+  expect(
+    found.inlineScripts === 0 && found.payloadImages === 0 && found.onerrorAttributes === 0,
+    `the payload became markup: ${JSON.stringify(found)}`,
+  );
+
+  // The tool output echoes the payload back: the results must show it as text too.
+  await clickTestId(browser, "parser-run-all");
+  await waitCount(tid("parser-result"), 1, "result of the echo run", RUN_TIMEOUT);
+  const [status] = await waitStatus(tid("parser-result"), "echo result");
+  expect(status === "success", `echo of the payload: data-status="${status}"`);
+  const shown = await waitFor(
+    browser,
+    async () => {
+      const text = (await textOf(browser, tid("parser-results-block"))) ?? "";
+      return showsLiterally(text, IMG_PAYLOAD) ? text : false;
+    },
+    {
+      timeout: 5_000,
+      explain: async () =>
+        `parser-results-block does not show the echoed payload literally: ${JSON.stringify((await textOf(browser, tid("parser-results-block")))?.slice(0, 400))}`,
+    },
+  );
+  expect(showsLiterally(shown, SCRIPT_PAYLOAD), "the results block lost the <script> part of the payload");
+  await screenshot("parser-injection", { browser, focus: tid("parser-request") });
+  await showPane("executor"); // the history now holds the payload too
+  await waitVisible(browser, `${tid("history-item")}[data-tool-name="echo_echo"]`, { what: "history entry of the echo run" });
+  found = await injectedElements();
+  expect(found.pwned === null, `window.__pwned = ${found.pwned} after running and listing the payload`);
+  expect(
+    found.inlineScripts === 0 && found.payloadImages === 0 && found.onerrorAttributes === 0,
+    `the payload became markup after the run: ${JSON.stringify(found)}`,
+  );
+  await screenshot("executor-history-with-payload", { browser, focus: tid("history-list") });
+}
+
+async function confirmationScenario() {
+  await showPane("parser");
+  await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
+  await setNativeValue(browser, tid("parser-input"), DESTRUCTIVE_REPLY);
+  await waitFor(
+    browser,
+    async () => JSON.stringify(await attributesOf(browser, tid("parser-request"), "data-tool-name")) === '["workspace_delete"]',
+    {
+      timeout: 10_000,
+      explain: async () =>
+        `want one parser-request for workspace_delete, have ${JSON.stringify(await attributesOf(browser, tid("parser-request"), "data-tool-name"))}`,
+    },
+  );
+  await clickTestId(browser, "parser-run-all");
+  await waitVisible(browser, tid("confirm-dialog"), { what: "confirmation dialog for the destructive workspace_delete" });
+  const dialog = (await textOf(browser, tid("confirm-dialog"))) ?? "";
+  expect(dialog.includes("workspace_delete"), `confirm-dialog does not name workspace_delete: ${JSON.stringify(dialog.slice(0, 300))}`);
+  await waitVisible(browser, tid("confirm-approve"), { what: "confirm-approve button" });
+  await screenshot("parser-confirm-dialog", { browser });
+  await clickTestId(browser, "confirm-deny");
+  await waitFor(browser, () => browser.execute((sel) => !document.querySelector(sel)?.getClientRects().length, tid("confirm-dialog")), {
+    timeout: 5_000,
+    explain: async () => "confirm-dialog stays open after confirm-deny",
+  });
+  await waitCount(tid("parser-result"), 1, "result of the denied call", RUN_TIMEOUT);
+  const [status] = await waitStatus(tid("parser-result"), "denied call");
+  const text = (await textOf(browser, tid("parser-result"))) ?? "";
+  expect(status === "error" && /denied/i.test(text), `denied call: data-status="${status}", text ${JSON.stringify(text.slice(0, 300))} (want error, denied)`);
+}
+
+async function restartScenario() {
+  await closeSession(browser, driver);
+  browser = null;
+  const historyFile = path.join(xdg.XDG_DATA_HOME, APP_IDENTIFIER, "history.jsonl");
+  const history = fs.existsSync(historyFile) ? fs.readFileSync(historyFile, "utf8") : null;
+  expect(history !== null, `no history file at ${historyFile} after the first launch`);
+  expect(history.includes('"calculator_evaluate"'), `${historyFile} has no calculator_evaluate entry`);
+
+  await launch("second launch");
+  await showPane("executor");
+  await waitVisible(browser, `${tid("history-item")}[data-tool-name="calculator_evaluate"]`, {
+    timeout: 10_000,
+    what: "calculator_evaluate history entry after restarting with the same data dir",
+  });
+  await screenshot("executor-after-restart", { browser, focus: tid("history-list") });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const started = Date.now();
+  checkPrerequisites();
+  xdg = makeXdgHome();
+  log(`host: ${hostSummary()}; data dirs: ${xdg.home}`);
+  driver = await startDriver({
+    env: {
+      XDG_DATA_HOME: xdg.XDG_DATA_HOME,
+      XDG_CONFIG_HOME: xdg.XDG_CONFIG_HOME,
+      XDG_CACHE_HOME: xdg.XDG_CACHE_HOME,
+    },
+  });
+  try {
+    await scenario("launch", () => launch("first launch"));
+    await scenario("1 discovery: search, method detail, prompt preview, load into executor", discoveryScenario);
+    await scenario("2 executor: form run of calculator_evaluate 6*7 = 42, history entry", executorScenario);
+    await scenario("3 parser: two-call VCP reply, run all, results block", parserScenario);
+    await scenario("4 prompt injection in a reply is shown as text, never run", injectionScenario);
+    await scenario("4b destructive call: confirmation dialog, deny -> denied", confirmationScenario);
+    await scenario("5 restart: history survives with the same data dir", restartScenario);
+  } finally {
+    if (browser) await closeSession(browser, driver).catch(() => {});
+    await driver.stop();
+  }
+
+  const count = (status) => results.filter((r) => r.status === status).length;
+  const failed = count("failed");
+  if (failed === 0) removeDir(xdg.home);
+  else log(`kept the app's data dirs for inspection: ${xdg.home}`);
+  log(`screenshots: target/e2e-screenshots/; total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  for (const r of results) log(`  ${r.status.padEnd(7)} ${r.name}${r.error ? `: ${r.error.message.split("\n")[0]}` : ""}`);
+  console.log(`e2e: ${count("passed")} passed, ${failed} failed, ${count("skipped")} skipped`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch(async (error) => {
+  console.log(`[e2e] ${error instanceof E2EError ? error.message : error.stack ?? error}`);
+  if (driver) await driver.stop().catch(() => {});
+  console.log("e2e: 0 passed, 1 failed");
+  process.exitCode = 1;
+});
