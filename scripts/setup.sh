@@ -12,7 +12,8 @@ log() { printf '[setup] %s\n' "$*"; }
 with_tests=false
 [[ "${1:-}" == "--test" ]] && with_tests=true
 
-packages=(build-essential pkg-config libwebkit2gtk-4.1-dev)
+# fonts-wqy-microhei: VCP markers (「始」「末」) and other CJK text render as boxes without a CJK font.
+packages=(build-essential pkg-config libwebkit2gtk-4.1-dev fonts-wqy-microhei)
 if $with_tests; then
   packages+=(xvfb xauth xdotool imagemagick webkit2gtk-driver)
 fi
