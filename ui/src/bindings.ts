@@ -201,6 +201,8 @@ export type ParseReport = {
 	detected: boolean,
 	requests: ParsedToolRequest[],
 	diagnostics: Diagnostic[],
+	/**  The reply's prose without call blocks, reasoning and format tokens. */
+	content: string,
 };
 
 export type ParsedReply = {

@@ -26,6 +26,8 @@ pub struct ParseReport {
     pub detected: bool,
     pub requests: Vec<ParsedToolRequest>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The reply's prose without call blocks, reasoning and format tokens.
+    pub content: String,
 }
 
 impl ParseReport {
@@ -103,6 +105,7 @@ fn parse_guarded(protocol: &dyn Protocol, text: &str) -> ParseOutput {
                 ),
                 span: Span::new(0, text.len()),
             }],
+            content: text.to_owned(),
         }
     })
 }
@@ -113,6 +116,7 @@ fn report(format: &str, detected: bool, output: ParseOutput) -> ParseReport {
         detected,
         requests: output.requests,
         diagnostics: output.diagnostics,
+        content: output.content,
     }
 }
 
@@ -169,7 +173,7 @@ mod tests {
             parse(&set, REPLY, Some("nope")),
             Err(ParserError::UnknownFormat {
                 requested: "nope".into(),
-                known: "vcp".into()
+                known: set.ids().join(", ")
             })
         );
     }

@@ -177,6 +177,9 @@ pub struct Diagnostic {
 pub struct ParseOutput {
     pub requests: Vec<ParsedToolRequest>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The reply's prose: what is left without call blocks, reasoning and format tokens.
+    #[serde(default)]
+    pub content: String,
 }
 
 impl ParseOutput {

@@ -4,12 +4,22 @@
 //! in its reply, and how results are fed back. One module per format; [`ProtocolSet`] lists them
 //! so the parser facade, the CLI and the app pick new formats up with no special cases.
 
+pub mod balanced;
+pub mod calls;
+pub mod framing;
+pub mod hermes;
+pub mod llama3_json;
+pub mod mistral;
+pub mod mistral_v11;
 mod schema_summary;
 pub mod vcp;
 
 use std::sync::Arc;
 
+use serde_json::{json, Value};
+
 use crate::types::{MethodMetadata, ParseOutput, ToolExecutionResult};
+use framing::{Block, Framing};
 
 pub use schema_summary::{example_args, parameter_summary};
 
@@ -43,6 +53,42 @@ pub trait Protocol: Send + Sync {
 
     /// Renders results the way this format feeds them back to the model.
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String;
+
+    /// Where calls sit in a reply, for formats found by the shared block scanner (which then
+    /// also gives them streaming). `None` for formats parsed as a whole document.
+    fn framing(&self) -> Option<Framing> {
+        None
+    }
+
+    /// Decodes one block the scanner found (only called for framed formats).
+    fn decode_block(&self, _text: &str, _block: &Block, _out: &mut ParseOutput) {}
+}
+
+/// The tools as OpenAI-style function definitions, which most open-model chat templates embed.
+pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
+    tools
+        .iter()
+        .flat_map(|tool| {
+            tool.methods.iter().map(move |method| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.routing_name(method),
+                        "description": method.description,
+                        "parameters": method.parameters,
+                    }
+                })
+            })
+        })
+        .collect()
+}
+
+/// A result's content as the JSON value a template shows: parsed if the text is JSON.
+pub fn result_value(result: &ToolExecutionResult) -> Value {
+    if let Some(error) = &result.error {
+        return json!({"error": {"kind": error.kind.as_str(), "message": result.result}});
+    }
+    serde_json::from_str(&result.result).unwrap_or_else(|_| Value::String(result.result.clone()))
 }
 
 /// The protocols the engine knows, in auto-detect priority order.
@@ -67,7 +113,13 @@ impl ProtocolSet {
     /// Every protocol built into the engine.
     pub fn standard() -> Self {
         Self {
-            protocols: vec![Arc::new(vcp::VcpProtocol)],
+            protocols: vec![
+                Arc::new(vcp::VcpProtocol),
+                Arc::new(hermes::Hermes),
+                Arc::new(mistral::Mistral),
+                Arc::new(mistral_v11::MistralV11),
+                Arc::new(llama3_json::Llama3Json),
+            ],
         }
     }
 

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+use super::framing::{self, Block, Close, Framing, Rule};
 use super::{example_args, parameter_summary, Protocol, ToolDefinitionInput};
 use crate::types::{
     new_request_id, Diagnostic, DiagnosticCode, ExecutionStatus, ParseOutput, ParsedToolRequest,
@@ -26,6 +27,14 @@ pub const VALUE_CLOSE: &str = "「末」";
 /// Keys with a meaning of their own; every other key is an argument.
 const TOOL_NAME_KEY: &str = "tool_name";
 const REQUEST_ID_KEY: &str = "request_id";
+
+/// VCP has no reasoning convention of its own; `<think>` is still never parsed.
+const FRAMING: Framing = Framing {
+    rules: &[
+        framing::THINK,
+        Rule::call(REQUEST_START, Close::Marker(REQUEST_END)),
+    ],
+};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct VcpProtocol;
@@ -70,6 +79,14 @@ impl Protocol for VcpProtocol {
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {
         parse(text)
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        parse_block(text, block.span, block.body.start, block.body.end, out);
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
@@ -150,38 +167,7 @@ fn diagnostic(severity: Severity, code: DiagnosticCode, message: String, span: S
 
 /// Parses every request block in `text`.
 pub fn parse(text: &str) -> ParseOutput {
-    let mut out = ParseOutput::default();
-    let mut cursor = 0;
-    while let Some(start) = find_from(text, cursor, REQUEST_START) {
-        let body_start = start + REQUEST_START.len();
-        let end = find_from(text, body_start, REQUEST_END);
-        // Only a start marker before this block's end matters; never scan past the end.
-        let search_limit = end.unwrap_or(text.len());
-        let next_start = find_from(&text[..search_limit], body_start, REQUEST_START);
-        match (end, next_start) {
-            (Some(end), None) => {
-                let block_end = end + REQUEST_END.len();
-                parse_block(text, Span::new(start, block_end), body_start, end, &mut out);
-                cursor = block_end;
-            }
-            (_, next) => {
-                let stop = next.unwrap_or(text.len());
-                let why = if next.is_some() {
-                    "another request starts before it ends"
-                } else {
-                    "the reply ends before it does"
-                };
-                out.diagnostics.push(diagnostic(
-                    Severity::Error,
-                    DiagnosticCode::UnclosedBlock,
-                    format!("{REQUEST_START} without {REQUEST_END}: {why}; the block is skipped"),
-                    Span::new(start, stop),
-                ));
-                cursor = stop;
-            }
-        }
-    }
-    out
+    framing::parse(&VcpProtocol, text)
 }
 
 /// Strips one leading and one trailing line break: values written on their own lines

@@ -58,6 +58,7 @@ function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
     report: {
       format: "vcp",
       detected: true,
+      content: "",
       requests: [
         request(text, BLOCK_A, "calculator_evaluate", "call-1", { expression: "6*7" }),
         request(text, BLOCK_B, "workspace_read", "call-2", { path: "../etc/passwd", extra: "是" }),
@@ -82,7 +83,7 @@ function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
 }
 
 function empty(format: string, detected: boolean): ParsedReply {
-  return { report: { format, detected, requests: [], diagnostics: [] }, checks: [] };
+  return { report: { format, detected, requests: [], diagnostics: [], content: "" }, checks: [] };
 }
 
 function result(tool: string, id: string, status: "success" | "error", text: string, extra: Partial<ToolExecutionResult> = {}) {
@@ -363,6 +364,7 @@ describe("ParserPane parsing", () => {
       report: {
         format: "vcp",
         detected: true,
+        content: "",
         requests: [request(hostile, BLOCK_A, "calculator_evaluate", "call-1", { expression: "<b>6*7</b>" })],
         diagnostics: [],
       },

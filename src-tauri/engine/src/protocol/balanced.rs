@@ -1,0 +1,188 @@
+//! Where a JSON or Python literal ends, found one byte at a time.
+//!
+//! The framing scanner needs to know when `[TOOL_CALLS] [{…}, {…}]` or `[f(a=1)]` is complete
+//! without parsing it (the format's decoder does that once, on the finished block) and without
+//! rescanning when more text arrives. Brackets are counted outside strings; which bracket closes
+//! which is the decoder's business, so this stays a tiny state machine.
+
+/// The literal syntax of a balanced value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// JSON: `{` or `[` opens; strings in `"` with `\` escapes.
+    Json,
+    /// Python literals and calls: `[`, `{` or `(` opens; strings in `'` or `"`.
+    Python,
+}
+
+impl Syntax {
+    /// How diagnostics name what was expected.
+    pub fn expected(self) -> &'static str {
+        match self {
+            Self::Json => "a JSON object or array",
+            Self::Python => "a Python list of calls",
+        }
+    }
+
+    fn opens(self, b: u8) -> bool {
+        match self {
+            Self::Json => b == b'{' || b == b'[',
+            Self::Python => b == b'{' || b == b'[' || b == b'(',
+        }
+    }
+
+    fn closes(self, b: u8) -> bool {
+        match self {
+            Self::Json => b == b'}' || b == b']',
+            Self::Python => b == b'}' || b == b']' || b == b')',
+        }
+    }
+
+    fn quotes(self, b: u8) -> bool {
+        match self {
+            Self::Json => b == b'"',
+            Self::Python => b == b'"' || b == b'\'',
+        }
+    }
+}
+
+/// Scanning state inside one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BalancedScan {
+    syntax: Syntax,
+    depth: u32,
+    /// The quote byte of the string being read, if any.
+    quote: Option<u8>,
+    escaped: bool,
+}
+
+impl BalancedScan {
+    /// Starts a value at `first` (already consumed), or `None` when it cannot start one.
+    pub fn start(syntax: Syntax, first: u8) -> Option<Self> {
+        syntax.opens(first).then_some(Self {
+            syntax,
+            depth: 1,
+            quote: None,
+            escaped: false,
+        })
+    }
+
+    pub fn in_string(&self) -> bool {
+        self.quote.is_some()
+    }
+
+    /// Consumes one byte; true when it closed the value.
+    pub fn feed(&mut self, b: u8) -> bool {
+        if let Some(quote) = self.quote {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == quote {
+                self.quote = None;
+            }
+            return false;
+        }
+        if self.syntax.quotes(b) {
+            self.quote = Some(b);
+        } else if self.syntax.opens(b) {
+            self.depth = self.depth.saturating_add(1);
+        } else if self.syntax.closes(b) {
+            self.depth = self.depth.saturating_sub(1);
+            return self.depth == 0;
+        }
+        false
+    }
+}
+
+/// End (exclusive) of the balanced value starting at `text[start]`, if it closes.
+pub fn value_end(syntax: Syntax, text: &[u8], start: usize) -> Option<usize> {
+    let mut scan = BalancedScan::start(syntax, *text.get(start)?)?;
+    text[start + 1..]
+        .iter()
+        .position(|&b| scan.feed(b))
+        .map(|offset| start + 1 + offset + 1)
+}
+
+/// Spans of the top-level elements of the JSON array at `text[span]` (whitespace trimmed).
+/// Used to give each call of a list its own span; a malformed array yields what it can.
+pub fn element_spans(text: &str, span: crate::types::Span) -> Vec<crate::types::Span> {
+    use crate::types::Span;
+    let bytes = text.as_bytes();
+    let Some(start) = (span.start..span.end).find(|&i| !bytes[i].is_ascii_whitespace()) else {
+        return Vec::new();
+    };
+    if bytes[start] != b'[' {
+        return Vec::new();
+    }
+    let mut spans = Vec::new();
+    let mut scan = BalancedScan {
+        syntax: Syntax::Json,
+        depth: 1,
+        quote: None,
+        escaped: false,
+    };
+    let mut element_start = start + 1;
+    let push = |from: usize, to: usize, spans: &mut Vec<Span>| {
+        let slice = &bytes[from..to];
+        let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let trail = slice
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        if lead < slice.len() {
+            spans.push(Span::new(from + lead, to - trail));
+        }
+    };
+    for (i, &b) in bytes.iter().enumerate().take(span.end).skip(start + 1) {
+        if scan.depth == 1 && scan.quote.is_none() && b == b',' {
+            push(element_start, i, &mut spans);
+            element_start = i + 1;
+            continue;
+        }
+        if scan.feed(b) {
+            push(element_start, i, &mut spans);
+            break;
+        }
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_ends_at_the_matching_bracket_ignoring_strings() {
+        let text = br#"{"a": "}]\" {", "b": [1, {"c": 2}]} tail"#;
+        let end = value_end(Syntax::Json, text, 0).expect("closes");
+        assert_eq!(&text[end..], b" tail");
+        assert_eq!(value_end(Syntax::Json, br#"{"a": [1, 2"#, 0), None);
+        assert_eq!(value_end(Syntax::Json, b"x{}", 0), None);
+    }
+
+    #[test]
+    fn python_knows_single_quotes_and_calls() {
+        let text = br#"[f(a='),]', b="\"]"), g()] rest"#;
+        let end = value_end(Syntax::Python, text, 0).expect("closes");
+        assert_eq!(&text[end..], b" rest");
+    }
+
+    #[test]
+    fn array_elements_get_their_own_spans() {
+        use crate::types::Span;
+        let text = r#"x [ {"a": "1,2"} , [3, 4],"s" ] y"#;
+        let spans = element_spans(text, Span::new(1, text.len() - 2));
+        let parts: Vec<&str> = spans.iter().map(|s| &text[s.start..s.end]).collect();
+        assert_eq!(parts, vec![r#"{"a": "1,2"}"#, "[3, 4]", r#""s""#]);
+        assert!(element_spans("[]", Span::new(0, 2)).is_empty());
+    }
+
+    #[test]
+    fn byte_at_a_time_equals_all_at_once() {
+        let text = br#"[{"x": "a\\"}, {"y": [[]]}]"#;
+        let mut scan = BalancedScan::start(Syntax::Json, text[0]).expect("opens");
+        let closed_at = text[1..].iter().position(|&b| scan.feed(b)).map(|i| i + 2);
+        assert_eq!(closed_at, Some(text.len()));
+    }
+}

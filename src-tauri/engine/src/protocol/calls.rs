@@ -1,0 +1,290 @@
+//! Building requests and diagnostics from decoded blocks: the parts every format shares.
+//!
+//! Open models write a call as a JSON object in a handful of shapes (`name` + `arguments` or
+//! `parameters`, OpenAI's nested `function`, command-r's `tool_name`), arguments sometimes as a
+//! JSON string. Decoding those shapes once, with one set of messages, keeps the formats
+//! consistent and their modules short.
+
+use serde_json::{Map, Value};
+
+use crate::types::{
+    new_request_id, Diagnostic, DiagnosticCode, ParseOutput, ParsedToolRequest, Severity, Span,
+};
+
+pub fn diagnostic(
+    severity: Severity,
+    code: DiagnosticCode,
+    message: String,
+    span: Span,
+) -> Diagnostic {
+    Diagnostic {
+        severity,
+        code,
+        message,
+        span,
+    }
+}
+
+pub fn error(out: &mut ParseOutput, code: DiagnosticCode, message: String, span: Span) {
+    out.diagnostics
+        .push(diagnostic(Severity::Error, code, message, span));
+}
+
+pub fn warning(out: &mut ParseOutput, code: DiagnosticCode, message: String, span: Span) {
+    out.diagnostics
+        .push(diagnostic(Severity::Warning, code, message, span));
+}
+
+/// One call as a format decoded it, before it becomes a [`ParsedToolRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub name: String,
+    pub args: Map<String, Value>,
+    pub id: Option<String>,
+}
+
+/// Adds a request whose raw block is `text[span]`.
+pub fn push_request(
+    out: &mut ParseOutput,
+    text: &str,
+    span: Span,
+    format: &str,
+    call: Call,
+    untyped_args: bool,
+) {
+    out.requests.push(ParsedToolRequest {
+        request_id: call
+            .id
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(new_request_id),
+        tool_name: call.name,
+        args: call.args,
+        raw_block: text
+            .get(span.start..span.end)
+            .unwrap_or_default()
+            .to_owned(),
+        span,
+        format: format.to_owned(),
+        untyped_args,
+    });
+}
+
+/// Parses `text[span]` as JSON; a syntax error becomes a diagnostic pointing at the byte.
+pub fn parse_json(text: &str, span: Span, what: &str, out: &mut ParseOutput) -> Option<Value> {
+    let slice = text.get(span.start..span.end)?;
+    if slice.trim().is_empty() {
+        error(
+            out,
+            DiagnosticCode::InvalidJson,
+            format!("{what} is empty; expected a JSON call"),
+            span,
+        );
+        return None;
+    }
+    match serde_json::from_str::<Value>(slice) {
+        Ok(value) => Some(value),
+        Err(e) if e.is_eof() => {
+            error(
+                out,
+                DiagnosticCode::InvalidJson,
+                format!("{what} is cut off: the JSON ends early ({e}); the call is skipped"),
+                span,
+            );
+            None
+        }
+        Err(e) => {
+            let at = span.start + byte_offset(slice, e.line(), e.column());
+            let end = (at + 1).min(span.end).max(at);
+            error(
+                out,
+                DiagnosticCode::InvalidJson,
+                format!("{what} is not valid JSON: {e}; the call is skipped"),
+                Span::new(at.min(span.end), end),
+            );
+            None
+        }
+    }
+}
+
+/// serde_json's 1-based line and column as a byte offset into `text`.
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (line_start + column.saturating_sub(1)).min(text.len())
+}
+
+/// Reads one call object in any of the common JSON shapes.
+pub fn call_from_json(value: &Value) -> Result<Call, (DiagnosticCode, String)> {
+    let Value::Object(object) = value else {
+        return Err((
+            DiagnosticCode::InvalidJson,
+            format!(
+                "a call must be a JSON object, found {}",
+                crate::types::json_kind(value)
+            ),
+        ));
+    };
+    // OpenAI's {"type": "function", "function": {...}, "id": ...}.
+    if let Some(Value::Object(function)) = object.get("function") {
+        let mut call = call_from_json(&Value::Object(function.clone()))?;
+        if call.id.is_none() {
+            call.id = object.get("id").and_then(Value::as_str).map(str::to_owned);
+        }
+        return Ok(call);
+    }
+    let name = ["name", "tool_name", "function_name"]
+        .iter()
+        .find_map(|key| object.get(*key))
+        .ok_or((
+            DiagnosticCode::MissingToolName,
+            "the call has no \"name\"; it is skipped".to_owned(),
+        ))?;
+    let Some(name) = name.as_str().filter(|n| !n.trim().is_empty()) else {
+        return Err((
+            DiagnosticCode::MissingToolName,
+            "the call's \"name\" is not a non-empty string; it is skipped".to_owned(),
+        ));
+    };
+    let args = ["arguments", "parameters", "args", "input"]
+        .iter()
+        .find_map(|key| object.get(*key).map(|v| (*key, v)));
+    let args = match args {
+        None | Some((_, Value::Null)) => Map::new(),
+        Some((key, value)) => arguments(key, value)?,
+    };
+    let id = ["id", "call_id", "tool_call_id"]
+        .iter()
+        .find_map(|key| object.get(*key))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(Call {
+        name: name.trim().to_owned(),
+        args,
+        id,
+    })
+}
+
+/// Arguments as an object, or as a string holding one (OpenAI style).
+pub fn arguments(key: &str, value: &Value) -> Result<Map<String, Value>, (DiagnosticCode, String)> {
+    match value {
+        Value::Object(map) => Ok(map.clone()),
+        Value::String(s) if s.trim().is_empty() => Ok(Map::new()),
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(other) => Err((
+                DiagnosticCode::InvalidJson,
+                format!(
+                    "\"{key}\" holds {} encoded as a string, not an object",
+                    crate::types::json_kind(&other)
+                ),
+            )),
+            Err(e) => Err((
+                DiagnosticCode::InvalidJson,
+                format!("\"{key}\" is a string that is not valid JSON: {e}"),
+            )),
+        },
+        other => Err((
+            DiagnosticCode::InvalidJson,
+            format!(
+                "\"{key}\" must be an object, found {}",
+                crate::types::json_kind(other)
+            ),
+        )),
+    }
+}
+
+/// Decodes `text[span]` as one call object or an array of them, pushing a request per call
+/// (spanned by its element when the span is an array) and a diagnostic per bad element.
+pub fn push_json_calls(
+    out: &mut ParseOutput,
+    text: &str,
+    span: Span,
+    block_span: Span,
+    format: &str,
+    what: &str,
+) {
+    let Some(value) = parse_json(text, span, what, out) else {
+        return;
+    };
+    match value {
+        Value::Array(items) => {
+            let spans = super::balanced::element_spans(text, span);
+            for (index, item) in items.iter().enumerate() {
+                let element = spans.get(index).copied().unwrap_or(block_span);
+                push_one(out, text, element, format, item);
+            }
+            if items.is_empty() {
+                warning(
+                    out,
+                    DiagnosticCode::StrayText,
+                    format!("{what} is an empty list: no calls"),
+                    block_span,
+                );
+            }
+        }
+        other => push_one(out, text, block_span, format, &other),
+    }
+}
+
+fn push_one(out: &mut ParseOutput, text: &str, span: Span, format: &str, value: &Value) {
+    match call_from_json(value) {
+        Ok(call) => push_request(out, text, span, format, call, false),
+        Err((code, message)) => error(out, code, message, span),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_common_shapes() {
+        let plain = call_from_json(&json!({"name": "f", "arguments": {"a": 1}})).expect("ok");
+        assert_eq!(
+            (plain.name.as_str(), plain.args["a"].clone()),
+            ("f", json!(1))
+        );
+        let llama = call_from_json(&json!({"name": "f", "parameters": {"a": 2}})).expect("ok");
+        assert_eq!(llama.args["a"], json!(2));
+        let openai = call_from_json(
+            &json!({"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":3}"}}),
+        )
+        .expect("ok");
+        assert_eq!(
+            (openai.id.as_deref(), openai.args["a"].clone()),
+            (Some("c1"), json!(3))
+        );
+        let cohere = call_from_json(&json!({"tool_name": "f", "parameters": {}})).expect("ok");
+        assert_eq!(cohere.name, "f");
+        assert!(call_from_json(&json!({"name": "f"}))
+            .expect("ok")
+            .args
+            .is_empty());
+    }
+
+    #[test]
+    fn bad_shapes_are_explained() {
+        let (code, _) = call_from_json(&json!({"arguments": {}})).expect_err("no name");
+        assert_eq!(code, DiagnosticCode::MissingToolName);
+        let (_, message) =
+            call_from_json(&json!({"name": "f", "arguments": "{oops"})).expect_err("bad string");
+        assert!(message.contains("not valid JSON"), "{message}");
+        let (_, message) =
+            call_from_json(&json!({"name": "f", "arguments": [1]})).expect_err("array");
+        assert!(message.contains("an array"), "{message}");
+        assert!(call_from_json(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn json_errors_point_at_the_byte() {
+        let text = "xx{\"a\":\n  ,}";
+        let mut out = ParseOutput::default();
+        assert!(parse_json(text, Span::new(2, text.len()), "the call", &mut out).is_none());
+        let span = out.diagnostics[0].span;
+        assert_eq!(&text[span.start..span.end], ",");
+    }
+}

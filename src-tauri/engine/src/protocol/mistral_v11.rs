@@ -1,0 +1,115 @@
+//! Mistral tokenizer v11+ (Mistral Small 3.2, Magistral, Devstral):
+//! `[TOOL_CALLS]name[ARGS]{…}` per call, optionally `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`.
+//!
+//! Each call repeats the `[TOOL_CALLS]` marker; the arguments are one JSON object, so the
+//! scanner ends a call at its closing brace. Results are `[TOOL_RESULTS]…[/TOOL_RESULTS]`.
+
+use serde_json::Value;
+
+use super::balanced::Syntax;
+use super::calls::{arguments, error, parse_json, push_request, Call};
+use super::framing::{self, Block, Close, Framing, Rule, THINK};
+use super::mistral::{available_tools, THINK_CLOSE, THINK_OPEN, TOOL_CALLS};
+use super::{result_value, Protocol, ToolDefinitionInput};
+use crate::types::{DiagnosticCode, ParseOutput, Span, ToolExecutionResult};
+
+pub const ARGS: &str = "[ARGS]";
+pub const CALL_ID: &str = "[CALL_ID]";
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::reasoning(THINK_OPEN, THINK_CLOSE),
+        Rule::call(
+            TOOL_CALLS,
+            Close::Balanced {
+                after: ARGS,
+                syntax: Syntax::Json,
+            },
+        )
+        .lenient(),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MistralV11;
+
+impl Protocol for MistralV11 {
+    fn id(&self) -> &'static str {
+        "mistral_v11"
+    }
+
+    fn label(&self) -> &'static str {
+        "Mistral v11 [TOOL_CALLS]name[ARGS]{…}"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        available_tools(tools)
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let mut out = String::new();
+        for result in results {
+            let content = match result_value(result) {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            out.push_str(&format!("[TOOL_RESULTS]{content}[/TOOL_RESULTS]"));
+        }
+        out
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let body = &text[block.body.start..block.body.end];
+        let Some(args_at) = body.find(ARGS) else {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("{TOOL_CALLS} is not followed by name{ARGS}{{…}}; the call is skipped"),
+                block.span,
+            );
+            return;
+        };
+        let head = &body[..args_at];
+        let (name, id) = match head.split_once(CALL_ID) {
+            Some((name, id)) => (name.trim(), Some(id.trim().to_owned())),
+            None => (head.trim(), None),
+        };
+        if name.is_empty() {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("{TOOL_CALLS} has no function name before {ARGS}; the call is skipped"),
+                block.span,
+            );
+            return;
+        }
+        let json = Span::new(block.body.start + args_at + ARGS.len(), block.body.end);
+        let Some(value) = parse_json(text, json, &format!("the arguments of '{name}'"), out) else {
+            return;
+        };
+        match arguments("[ARGS]", &value) {
+            Ok(args) => push_request(
+                out,
+                text,
+                block.span,
+                self.id(),
+                Call {
+                    name: name.to_owned(),
+                    args,
+                    id,
+                },
+                false,
+            ),
+            Err((code, message)) => error(out, code, message, json),
+        }
+    }
+}
