@@ -107,6 +107,7 @@ pub async fn dispatch(global: GlobalArgs, command: Command) -> u8 {
         Command::Call(args) => call(&global, args).await,
         Command::Run(args) => run(&global, args).await,
         Command::Formats => Ok(formats(&global)),
+        Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("error: {}", error.message);

@@ -3,6 +3,7 @@
 //! Every command maps onto one engine call; this file only parses flags, reads inputs, prints
 //! and chooses the exit code. Exit codes are part of the interface (see [`exit`]).
 
+mod bench_parse;
 mod commands;
 mod confirm;
 mod exit;
@@ -60,6 +61,8 @@ enum Command {
     Run(commands::RunArgs),
     /// List the wire formats the parser knows.
     Formats,
+    /// Time the parsers on a directory of replies with expected calls (manifest.json).
+    BenchParse(bench_parse::BenchParseArgs),
 }
 
 fn main() -> ExitCode {

@@ -318,3 +318,35 @@ fn usage_errors_exit_2_and_help_exits_0() {
     let formats = sandbox.run(&["formats"]);
     assert!(String::from_utf8_lossy(&formats.stdout).starts_with("vcp"));
 }
+
+#[test]
+fn bench_parse_checks_the_shared_inputs_and_reports_figures() {
+    let sandbox = Sandbox::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/parser-inputs");
+    let dir = dir.to_str().expect("utf-8 path");
+    let (code, report) = sandbox.json(&[
+        "bench-parse",
+        dir,
+        "--only",
+        "small",
+        "--budget-ms",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{report:#}");
+    let rows = report["rows"].as_array().expect("rows");
+    assert!(rows.len() >= 4, "{report:#}");
+    for row in rows {
+        assert_eq!(row["calls_match"], Value::Bool(true), "{row:#}");
+        assert_eq!(row["got_calls"], row["expected_calls"], "{row:#}");
+        assert!(
+            row["parse_ms"].as_f64().is_some_and(|ms| ms > 0.0),
+            "{row:#}"
+        );
+    }
+
+    // A directory that is not a benchmark set is bad input, not a crash.
+    let output = sandbox.run(&["bench-parse", sandbox.path().to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));
+}

@@ -59,37 +59,71 @@ pub fn parse(
     }
 }
 
-/// Runs every protocol; the first (in priority order) that finds requests wins, and any other
-/// that also found some is named in a warning instead of being dropped silently.
+/// Parses with each format whose signature occurs in the reply (one pass finds them) and
+/// keeps the best: calls found, then fewest errors, then priority order. Any other format that
+/// also found calls is named in a warning instead of being dropped silently.
 fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
     let mut outcomes: Vec<(&'static str, ParseOutput)> = protocols
+        .candidates(text)
         .iter()
         .map(|p| (p.id(), parse_guarded(p.as_ref(), text)))
         .collect();
-    let matched: Vec<usize> = outcomes
+    let errors = |out: &ParseOutput| {
+        out.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    };
+    // min_by_key keeps the first of equals: priority order breaks ties.
+    let chosen = outcomes
         .iter()
         .enumerate()
-        .filter(|(_, (_, out))| !out.requests.is_empty())
-        .map(|(i, _)| i)
+        .min_by_key(|(_, (_, out))| (out.requests.is_empty(), errors(out)))
+        .map(|(i, _)| i);
+    let Some(chosen) = chosen else {
+        return report(
+            "none",
+            true,
+            ParseOutput {
+                content: text.trim().to_owned(),
+                ..ParseOutput::default()
+            },
+        );
+    };
+    let also: Vec<&'static str> = outcomes
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, out))| *i != chosen && !out.requests.is_empty())
+        .map(|(_, (id, _))| *id)
         .collect();
-    let chosen = matched.first().copied().unwrap_or(0);
-    let also: Vec<&'static str> = matched.iter().skip(1).map(|&i| outcomes[i].0).collect();
-    if outcomes.is_empty() {
-        return report("none", true, ParseOutput::default());
-    }
     let (id, mut output) = outcomes.swap_remove(chosen);
     if !also.is_empty() {
         output.diagnostics.push(Diagnostic {
             severity: Severity::Warning,
             code: DiagnosticCode::StrayText,
             message: format!(
-                "reply also contains calls in format(s) {}; showing '{id}' — name a format to choose",
+                "the reply also parses as {}; showing '{id}', which found the most complete \
+                 calls — name a format to choose",
                 also.join(", ")
             ),
             span: Span::new(0, text.len()),
         });
     }
     report(id, true, output)
+}
+
+/// Types text values (formats that carry every value as text) from the schema of each
+/// request's method, when `schema_of` knows the tool; typed formats are left alone. A value
+/// that does not convert stays text, for validation to report with its path.
+pub fn type_arguments<'a>(
+    report: &mut ParseReport,
+    schema_of: impl Fn(&str) -> Option<&'a serde_json::Value>,
+) {
+    for request in report.requests.iter_mut().filter(|r| r.untyped_args) {
+        if let Some(schema) = schema_of(&request.tool_name) {
+            crate::executor::coerce::coerce_untyped(&mut request.args, schema);
+        }
+    }
 }
 
 fn parse_guarded(protocol: &dyn Protocol, text: &str) -> ParseOutput {

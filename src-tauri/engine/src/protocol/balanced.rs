@@ -70,6 +70,49 @@ impl BalancedScan {
         self.quote.is_some()
     }
 
+    /// Open brackets not yet closed (1 right after the opening byte).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Consumes `bytes` until the value closes, a `stop` byte appears outside a string (not
+    /// consumed: the caller decides, then feeds it), or the bytes run out. String contents are
+    /// skipped with memchr, which is where long replies spend their bytes.
+    pub fn run(&mut self, bytes: &[u8], stop: Option<u8>) -> Progress {
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some(quote) = self.quote {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                match memchr::memchr2(quote, b'\\', &bytes[i..]) {
+                    None => return Progress::More,
+                    Some(offset) => {
+                        i += offset;
+                        if bytes[i] == b'\\' {
+                            self.escaped = true;
+                        } else {
+                            self.quote = None;
+                        }
+                        i += 1;
+                        continue;
+                    }
+                }
+            }
+            let b = bytes[i];
+            if Some(b) == stop {
+                return Progress::Stop(i);
+            }
+            i += 1;
+            if self.feed(b) {
+                return Progress::Closed(i);
+            }
+        }
+        Progress::More
+    }
+
     /// Consumes one byte; true when it closed the value.
     pub fn feed(&mut self, b: u8) -> bool {
         if let Some(quote) = self.quote {
@@ -94,13 +137,24 @@ impl BalancedScan {
     }
 }
 
+/// How far [`BalancedScan::run`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The value closed; the index is just after its last byte.
+    Closed(usize),
+    /// The stop byte is at this index, outside any string.
+    Stop(usize),
+    /// Every byte was consumed and the value is still open.
+    More,
+}
+
 /// End (exclusive) of the balanced value starting at `text[start]`, if it closes.
 pub fn value_end(syntax: Syntax, text: &[u8], start: usize) -> Option<usize> {
     let mut scan = BalancedScan::start(syntax, *text.get(start)?)?;
-    text[start + 1..]
-        .iter()
-        .position(|&b| scan.feed(b))
-        .map(|offset| start + 1 + offset + 1)
+    match scan.run(&text[start + 1..], None) {
+        Progress::Closed(end) => Some(start + 1 + end),
+        Progress::Stop(_) | Progress::More => None,
+    }
 }
 
 /// Spans of the top-level elements of the JSON array at `text[span]` (whitespace trimmed).
@@ -134,15 +188,22 @@ pub fn element_spans(text: &str, span: crate::types::Span) -> Vec<crate::types::
             spans.push(Span::new(from + lead, to - trail));
         }
     };
-    for (i, &b) in bytes.iter().enumerate().take(span.end).skip(start + 1) {
-        if scan.depth == 1 && scan.quote.is_none() && b == b',' {
-            push(element_start, i, &mut spans);
-            element_start = i + 1;
-            continue;
-        }
-        if scan.feed(b) {
-            push(element_start, i, &mut spans);
-            break;
+    let mut i = start + 1;
+    while i < span.end {
+        match scan.run(&bytes[i..span.end], Some(b',')) {
+            Progress::Stop(offset) => {
+                let at = i + offset;
+                if scan.depth() == 1 {
+                    push(element_start, at, &mut spans);
+                    element_start = at + 1;
+                }
+                i = at + 1;
+            }
+            Progress::Closed(offset) => {
+                push(element_start, i + offset - 1, &mut spans);
+                break;
+            }
+            Progress::More => break,
         }
     }
     spans

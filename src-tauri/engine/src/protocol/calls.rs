@@ -116,22 +116,25 @@ fn byte_offset(text: &str, line: usize, column: usize) -> usize {
     (line_start + column.saturating_sub(1)).min(text.len())
 }
 
-/// Reads one call object in any of the common JSON shapes.
-pub fn call_from_json(value: &Value) -> Result<Call, (DiagnosticCode, String)> {
-    let Value::Object(object) = value else {
+/// Reads one call object in any of the common JSON shapes (taken by value: the arguments are
+/// moved out, not copied, which matters for megabyte replies).
+pub fn call_from_json(value: Value) -> Result<Call, (DiagnosticCode, String)> {
+    let Value::Object(mut object) = value else {
         return Err((
             DiagnosticCode::InvalidJson,
             format!(
                 "a call must be a JSON object, found {}",
-                crate::types::json_kind(value)
+                crate::types::json_kind(&value)
             ),
         ));
     };
     // OpenAI's {"type": "function", "function": {...}, "id": ...}.
-    if let Some(Value::Object(function)) = object.get("function") {
-        let mut call = call_from_json(&Value::Object(function.clone()))?;
+    if matches!(object.get("function"), Some(Value::Object(_))) {
+        let id = object.get("id").and_then(Value::as_str).map(str::to_owned);
+        let function = object.remove("function").unwrap_or_default();
+        let mut call = call_from_json(function)?;
         if call.id.is_none() {
-            call.id = object.get("id").and_then(Value::as_str).map(str::to_owned);
+            call.id = id;
         }
         return Ok(call);
     }
@@ -142,37 +145,38 @@ pub fn call_from_json(value: &Value) -> Result<Call, (DiagnosticCode, String)> {
             DiagnosticCode::MissingToolName,
             "the call has no \"name\"; it is skipped".to_owned(),
         ))?;
-    let Some(name) = name.as_str().filter(|n| !n.trim().is_empty()) else {
+    let Some(name) = name
+        .as_str()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+    else {
         return Err((
             DiagnosticCode::MissingToolName,
             "the call's \"name\" is not a non-empty string; it is skipped".to_owned(),
         ));
-    };
-    let args = ["arguments", "parameters", "args", "input"]
-        .iter()
-        .find_map(|key| object.get(*key).map(|v| (*key, v)));
-    let args = match args {
-        None | Some((_, Value::Null)) => Map::new(),
-        Some((key, value)) => arguments(key, value)?,
     };
     let id = ["id", "call_id", "tool_call_id"]
         .iter()
         .find_map(|key| object.get(*key))
         .and_then(Value::as_str)
         .map(str::to_owned);
-    Ok(Call {
-        name: name.trim().to_owned(),
-        args,
-        id,
-    })
+    let key = ["arguments", "parameters", "args", "input"]
+        .into_iter()
+        .find(|key| object.contains_key(*key));
+    let args = match key.and_then(|key| object.remove(key).map(|v| (key, v))) {
+        None | Some((_, Value::Null)) => Map::new(),
+        Some((key, value)) => arguments(key, value)?,
+    };
+    Ok(Call { name, args, id })
 }
 
 /// Arguments as an object, or as a string holding one (OpenAI style).
-pub fn arguments(key: &str, value: &Value) -> Result<Map<String, Value>, (DiagnosticCode, String)> {
+pub fn arguments(key: &str, value: Value) -> Result<Map<String, Value>, (DiagnosticCode, String)> {
     match value {
-        Value::Object(map) => Ok(map.clone()),
+        Value::Object(map) => Ok(map),
         Value::String(s) if s.trim().is_empty() => Ok(Map::new()),
-        Value::String(s) => match serde_json::from_str::<Value>(s) {
+        Value::String(s) => match serde_json::from_str::<Value>(&s) {
             Ok(Value::Object(map)) => Ok(map),
             Ok(other) => Err((
                 DiagnosticCode::InvalidJson,
@@ -190,7 +194,7 @@ pub fn arguments(key: &str, value: &Value) -> Result<Map<String, Value>, (Diagno
             DiagnosticCode::InvalidJson,
             format!(
                 "\"{key}\" must be an object, found {}",
-                crate::types::json_kind(other)
+                crate::types::json_kind(&other)
             ),
         )),
     }
@@ -212,11 +216,12 @@ pub fn push_json_calls(
     match value {
         Value::Array(items) => {
             let spans = super::balanced::element_spans(text, span);
-            for (index, item) in items.iter().enumerate() {
+            let empty = items.is_empty();
+            for (index, item) in items.into_iter().enumerate() {
                 let element = spans.get(index).copied().unwrap_or(block_span);
                 push_one(out, text, element, format, item);
             }
-            if items.is_empty() {
+            if empty {
                 warning(
                     out,
                     DiagnosticCode::StrayText,
@@ -225,11 +230,11 @@ pub fn push_json_calls(
                 );
             }
         }
-        other => push_one(out, text, block_span, format, &other),
+        other => push_one(out, text, block_span, format, other),
     }
 }
 
-fn push_one(out: &mut ParseOutput, text: &str, span: Span, format: &str, value: &Value) {
+fn push_one(out: &mut ParseOutput, text: &str, span: Span, format: &str, value: Value) {
     match call_from_json(value) {
         Ok(call) => push_request(out, text, span, format, call, false),
         Err((code, message)) => error(out, code, message, span),
@@ -243,24 +248,24 @@ mod tests {
 
     #[test]
     fn the_common_shapes() {
-        let plain = call_from_json(&json!({"name": "f", "arguments": {"a": 1}})).expect("ok");
+        let plain = call_from_json(json!({"name": "f", "arguments": {"a": 1}})).expect("ok");
         assert_eq!(
             (plain.name.as_str(), plain.args["a"].clone()),
             ("f", json!(1))
         );
-        let llama = call_from_json(&json!({"name": "f", "parameters": {"a": 2}})).expect("ok");
+        let llama = call_from_json(json!({"name": "f", "parameters": {"a": 2}})).expect("ok");
         assert_eq!(llama.args["a"], json!(2));
         let openai = call_from_json(
-            &json!({"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":3}"}}),
+            json!({"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":3}"}}),
         )
         .expect("ok");
         assert_eq!(
             (openai.id.as_deref(), openai.args["a"].clone()),
             (Some("c1"), json!(3))
         );
-        let cohere = call_from_json(&json!({"tool_name": "f", "parameters": {}})).expect("ok");
+        let cohere = call_from_json(json!({"tool_name": "f", "parameters": {}})).expect("ok");
         assert_eq!(cohere.name, "f");
-        assert!(call_from_json(&json!({"name": "f"}))
+        assert!(call_from_json(json!({"name": "f"}))
             .expect("ok")
             .args
             .is_empty());
@@ -268,15 +273,15 @@ mod tests {
 
     #[test]
     fn bad_shapes_are_explained() {
-        let (code, _) = call_from_json(&json!({"arguments": {}})).expect_err("no name");
+        let (code, _) = call_from_json(json!({"arguments": {}})).expect_err("no name");
         assert_eq!(code, DiagnosticCode::MissingToolName);
         let (_, message) =
-            call_from_json(&json!({"name": "f", "arguments": "{oops"})).expect_err("bad string");
+            call_from_json(json!({"name": "f", "arguments": "{oops"})).expect_err("bad string");
         assert!(message.contains("not valid JSON"), "{message}");
         let (_, message) =
-            call_from_json(&json!({"name": "f", "arguments": [1]})).expect_err("array");
+            call_from_json(json!({"name": "f", "arguments": [1]})).expect_err("array");
         assert!(message.contains("an array"), "{message}");
-        assert!(call_from_json(&json!([1])).is_err());
+        assert!(call_from_json(json!([1])).is_err());
     }
 
     #[test]

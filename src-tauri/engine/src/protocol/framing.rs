@@ -13,7 +13,7 @@
 
 use crate::types::{Diagnostic, DiagnosticCode, ParseOutput, Severity, Span};
 
-use super::balanced::{BalancedScan, Syntax};
+use super::balanced::{BalancedScan, Progress, Syntax};
 use super::Protocol;
 
 /// How a block begins.
@@ -200,7 +200,7 @@ enum Phase {
 pub struct Scanner {
     framing: Framing,
     /// Bytes that may start an opening marker.
-    open_first: [bool; 256],
+    open_first: FirstBytes,
     /// Everything before `pos` is decided.
     pos: usize,
     /// Start of content not yet reported.
@@ -237,19 +237,65 @@ fn match_at(text: &[u8], at: usize, marker: &str, eof: bool) -> Match {
 }
 
 /// First position ≥ `from` where `marker` starts, or where the text ends inside a prefix of it.
+/// A full match can only begin before the last `marker.len() - 1` bytes, so it always comes
+/// before a partial one; SIMD substring search does the long stretches.
 fn find_marker(text: &[u8], from: usize, marker: &str, eof: bool) -> Option<(usize, Match)> {
-    let bytes = marker.as_bytes();
-    let first = *bytes.first()?;
-    let mut i = from;
-    while i < text.len() {
-        let offset = text[i..].iter().position(|&b| b == first)?;
-        i += offset;
-        match match_at(text, i, marker, eof) {
-            Match::No => i += 1,
-            found => return Some((i, found)),
+    let needle = marker.as_bytes();
+    let haystack = text.get(from..)?;
+    if needle.is_empty() {
+        return None;
+    }
+    if let Some(offset) = memchr::memmem::find(haystack, needle) {
+        return Some((from + offset, Match::Yes));
+    }
+    if eof {
+        return None;
+    }
+    let tail = text.len().saturating_sub(needle.len() - 1).max(from);
+    (tail..text.len())
+        .find(|&i| needle.starts_with(&text[i..]))
+        .map(|i| (i, Match::Partial))
+}
+
+/// The distinct first bytes of a framing's opening markers, searched with memchr.
+#[derive(Debug, Clone)]
+enum FirstBytes {
+    None,
+    One(u8),
+    Two(u8, u8),
+    Three(u8, u8, u8),
+    Table(Box<[bool; 256]>),
+}
+
+impl FirstBytes {
+    fn new(bytes: &[u8]) -> Self {
+        let mut distinct: Vec<u8> = bytes.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        match distinct[..] {
+            [] => Self::None,
+            [a] => Self::One(a),
+            [a, b] => Self::Two(a, b),
+            [a, b, c] => Self::Three(a, b, c),
+            _ => {
+                let mut table = Box::new([false; 256]);
+                for b in distinct {
+                    table[usize::from(b)] = true;
+                }
+                Self::Table(table)
+            }
         }
     }
-    None
+
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        match self {
+            Self::None => None,
+            Self::One(a) => memchr::memchr(*a, haystack),
+            Self::Two(a, b) => memchr::memchr2(*a, *b, haystack),
+            Self::Three(a, b, c) => memchr::memchr3(*a, *b, *c, haystack),
+            Self::Table(table) => haystack.iter().position(|&b| table[usize::from(b)]),
+        }
+    }
 }
 
 fn diagnostic(severity: Severity, code: DiagnosticCode, message: String, span: Span) -> Diagnostic {
@@ -263,14 +309,15 @@ fn diagnostic(severity: Severity, code: DiagnosticCode, message: String, span: S
 
 impl Scanner {
     pub fn new(framing: Framing) -> Self {
-        let mut open_first = [false; 256];
-        for rule in framing.rules {
-            if let Open::Marker(marker) = rule.open {
-                if let Some(&b) = marker.as_bytes().first() {
-                    open_first[usize::from(b)] = true;
-                }
-            }
-        }
+        let firsts: Vec<u8> = framing
+            .rules
+            .iter()
+            .filter_map(|rule| match rule.open {
+                Open::Marker(marker) => marker.as_bytes().first().copied(),
+                Open::TextStart(_) => None,
+            })
+            .collect();
+        let open_first = FirstBytes::new(&firsts);
         Self {
             framing,
             open_first,
@@ -440,10 +487,7 @@ impl Scanner {
         }
         let mut i = self.pos;
         while i < bytes.len() {
-            let Some(offset) = bytes[i..]
-                .iter()
-                .position(|&b| self.open_first[usize::from(b)])
-            else {
+            let Some(offset) = self.open_first.find(&bytes[i..]) else {
                 i = bytes.len();
                 break;
             };
@@ -695,29 +739,57 @@ impl Scanner {
                 }
             }
             Phase::Value(mut scan) => {
+                // Stop at the rule's own opening marker outside strings: a value cut short by
+                // the next call must not swallow it.
                 let first = reopen.and_then(|m| m.as_bytes().first().copied());
                 let mut i = self.pos;
-                while i < bytes.len() {
-                    let b = bytes[i];
-                    if Some(b) == first && !scan.in_string() {
-                        match reopen.map(|m| match_at(bytes, i, m, eof)) {
-                            Some(Match::Yes) => {
-                                self.cut(rule, start, body_start, i, ANOTHER, events);
-                                return true;
-                            }
-                            Some(Match::Partial) => {
-                                self.report_body(rule, i, events);
-                                self.pos = i;
-                                set(self, Phase::Value(scan));
-                                return false;
-                            }
-                            _ => {}
+                loop {
+                    match scan.run(&bytes[i..], first) {
+                        Progress::Closed(offset) => {
+                            let end = i + offset;
+                            self.end_block(
+                                rule,
+                                Span::new(start, end),
+                                body_start,
+                                end,
+                                true,
+                                events,
+                            );
+                            return true;
                         }
-                    }
-                    i += 1;
-                    if scan.feed(b) {
-                        self.end_block(rule, Span::new(start, i), body_start, i, true, events);
-                        return true;
+                        Progress::Stop(offset) => {
+                            let at = i + offset;
+                            match reopen.map(|m| match_at(bytes, at, m, eof)) {
+                                Some(Match::Yes) => {
+                                    self.cut(rule, start, body_start, at, ANOTHER, events);
+                                    return true;
+                                }
+                                Some(Match::Partial) => {
+                                    self.report_body(rule, at, events);
+                                    self.pos = at;
+                                    set(self, Phase::Value(scan));
+                                    return false;
+                                }
+                                _ => {
+                                    i = at + 1;
+                                    if scan.feed(bytes[at]) {
+                                        self.end_block(
+                                            rule,
+                                            Span::new(start, i),
+                                            body_start,
+                                            i,
+                                            true,
+                                            events,
+                                        );
+                                        return true;
+                                    }
+                                }
+                            }
+                        }
+                        Progress::More => {
+                            i = bytes.len();
+                            break;
+                        }
                     }
                 }
                 self.pos = i;

@@ -96,7 +96,7 @@ impl Protocol for MistralV11 {
         let Some(value) = parse_json(text, json, &format!("the arguments of '{name}'"), out) else {
             return;
         };
-        match arguments("[ARGS]", &value) {
+        match arguments("[ARGS]", value) {
             Ok(args) => push_request(
                 out,
                 text,

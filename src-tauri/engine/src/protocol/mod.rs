@@ -6,15 +6,17 @@
 
 pub mod balanced;
 pub mod calls;
+pub mod detect;
 pub mod framing;
 pub mod hermes;
 pub mod llama3_json;
 pub mod mistral;
 pub mod mistral_v11;
 mod schema_summary;
+pub mod stream;
 pub mod vcp;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
 
@@ -62,6 +64,12 @@ pub trait Protocol: Send + Sync {
 
     /// Decodes one block the scanner found (only called for framed formats).
     fn decode_block(&self, _text: &str, _block: &Block, _out: &mut ParseOutput) {}
+
+    /// What makes a reply look like this format, for auto-detect. Framed formats derive it
+    /// from their framing; others must say it or are never detected.
+    fn signature(&self) -> detect::Signature {
+        detect::framing_signature(self.framing())
+    }
 }
 
 /// The tools as OpenAI-style function definitions, which most open-model chat templates embed.
@@ -95,6 +103,8 @@ pub fn result_value(result: &ToolExecutionResult) -> Value {
 #[derive(Clone)]
 pub struct ProtocolSet {
     protocols: Vec<Arc<dyn Protocol>>,
+    /// Built on first auto-detect: most uses name their format.
+    detector: Arc<OnceLock<detect::Detector>>,
 }
 
 impl std::fmt::Debug for ProtocolSet {
@@ -112,14 +122,20 @@ impl Default for ProtocolSet {
 impl ProtocolSet {
     /// Every protocol built into the engine.
     pub fn standard() -> Self {
+        Self::from_protocols(vec![
+            Arc::new(vcp::VcpProtocol),
+            Arc::new(hermes::Hermes),
+            Arc::new(mistral::Mistral),
+            Arc::new(mistral_v11::MistralV11),
+            Arc::new(llama3_json::Llama3Json),
+        ])
+    }
+
+    /// A set of these protocols, in auto-detect priority order.
+    pub fn from_protocols(protocols: Vec<Arc<dyn Protocol>>) -> Self {
         Self {
-            protocols: vec![
-                Arc::new(vcp::VcpProtocol),
-                Arc::new(hermes::Hermes),
-                Arc::new(mistral::Mistral),
-                Arc::new(mistral_v11::MistralV11),
-                Arc::new(llama3_json::Llama3Json),
-            ],
+            protocols,
+            detector: Arc::default(),
         }
     }
 
@@ -136,5 +152,18 @@ impl ProtocolSet {
 
     pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Protocol>> {
         self.protocols.iter()
+    }
+
+    /// The protocols whose signature occurs in `text`, in priority order.
+    pub fn candidates(&self, text: &str) -> Vec<Arc<dyn Protocol>> {
+        let detector = self.detector.get_or_init(|| {
+            let signatures: Vec<_> = self.protocols.iter().map(|p| p.signature()).collect();
+            detect::Detector::new(&signatures)
+        });
+        detector
+            .candidates(text)
+            .into_iter()
+            .filter_map(|i| self.protocols.get(i).cloned())
+            .collect()
     }
 }

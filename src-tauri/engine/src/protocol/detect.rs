@@ -1,0 +1,143 @@
+//! Auto-detect: which formats a reply may be in, found in one pass over it.
+//!
+//! Parsing a 1 MB reply with every known format would cost as many full parses as there are
+//! formats. Instead every format names its signature (the opening markers of its call blocks,
+//! and the prefixes a whole-reply format starts with); one Aho-Corasick pass finds which
+//! markers occur, and only those formats parse. Several formats can share a marker
+//! (`<tool_call>`: hermes and qwen3_coder), so the parser facade still compares their results.
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::framing::{BlockKind, Framing, Open};
+
+/// What makes a reply look like a format.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Signature {
+    /// Any of these anywhere in the reply.
+    pub markers: Vec<&'static str>,
+    /// The reply starts with one of these (after whitespace and leading reasoning).
+    pub prefixes: Vec<&'static str>,
+}
+
+/// The signature a framing implies: its call rules' openings.
+pub fn framing_signature(framing: Option<Framing>) -> Signature {
+    let mut signature = Signature::default();
+    if let Some(framing) = framing {
+        for rule in framing.rules.iter().filter(|r| r.kind == BlockKind::Call) {
+            match rule.open {
+                Open::Marker(m) => signature.markers.push(m),
+                Open::TextStart(p) => signature.prefixes.push(p),
+            }
+        }
+    }
+    signature
+}
+
+/// The markers of a protocol set, compiled once.
+#[derive(Debug)]
+pub struct Detector {
+    automaton: Option<AhoCorasick>,
+    /// For each pattern, the protocols (indices) that own it.
+    owners: Vec<Vec<usize>>,
+    prefixes: Vec<(usize, &'static str)>,
+    protocols: usize,
+}
+
+impl Detector {
+    pub fn new(signatures: &[Signature]) -> Self {
+        let mut patterns: Vec<&'static str> = Vec::new();
+        let mut owners: Vec<Vec<usize>> = Vec::new();
+        let mut prefixes = Vec::new();
+        for (index, signature) in signatures.iter().enumerate() {
+            for &marker in signature.markers.iter().filter(|m| !m.is_empty()) {
+                match patterns.iter().position(|p| *p == marker) {
+                    Some(at) => owners[at].push(index),
+                    None => {
+                        patterns.push(marker);
+                        owners.push(vec![index]);
+                    }
+                }
+            }
+            prefixes.extend(signature.prefixes.iter().map(|p| (index, *p)));
+        }
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .ok();
+        Self {
+            automaton,
+            owners,
+            prefixes,
+            protocols: signatures.len(),
+        }
+    }
+
+    /// Indices of the protocols whose signature occurs in `text`, in protocol order.
+    pub fn candidates(&self, text: &str) -> Vec<usize> {
+        let mut hit = vec![false; self.protocols];
+        if let Some(automaton) = &self.automaton {
+            let mut seen = vec![false; self.owners.len()];
+            let mut remaining = self.owners.len();
+            for found in automaton.find_overlapping_iter(text) {
+                let pattern = found.pattern().as_usize();
+                if !seen[pattern] {
+                    seen[pattern] = true;
+                    for &owner in &self.owners[pattern] {
+                        hit[owner] = true;
+                    }
+                    remaining -= 1;
+                    if remaining == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        let start = reply_start(text);
+        for &(owner, prefix) in &self.prefixes {
+            if start.starts_with(prefix) {
+                hit[owner] = true;
+            }
+        }
+        (0..self.protocols).filter(|&i| hit[i]).collect()
+    }
+}
+
+/// The reply without leading whitespace and leading `<think>…</think>` reasoning.
+fn reply_start(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    while let Some(after) = rest.strip_prefix("<think>") {
+        match after.find("</think>") {
+            Some(end) => rest = after[end + "</think>".len()..].trim_start(),
+            None => return "",
+        }
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_and_prefixes_select_candidates() {
+        let detector = Detector::new(&[
+            Signature {
+                markers: vec!["<tool_call>"],
+                prefixes: vec![],
+            },
+            Signature {
+                markers: vec!["<tool_call>", "<function="],
+                prefixes: vec![],
+            },
+            Signature {
+                markers: vec![],
+                prefixes: vec!["["],
+            },
+        ]);
+        assert_eq!(detector.candidates("a <tool_call> b"), vec![0, 1]);
+        assert_eq!(detector.candidates("<function=x>"), vec![1]);
+        assert_eq!(detector.candidates(" <think>[no]</think>\n[f()]"), vec![2]);
+        assert!(detector.candidates("see [f()]").is_empty());
+        assert!(detector.candidates("<think>[f()]").is_empty());
+    }
+}

@@ -1,0 +1,286 @@
+//! Incremental parsing: feed a reply as the model streams it, get calls as they complete.
+//!
+//! A client that streams a completion wants to show a call the moment its block closes, and
+//! its arguments while they arrive, without re-parsing the whole reply on every delta (which
+//! turns a 1 MB reply in 4-character deltas into hours of work). Framed formats get that from
+//! the shared [`Scanner`]: each delta costs time proportional to its length, and each block is
+//! decoded once, when it ends. Formats parsed as whole documents are buffered and parsed at
+//! [`ToolCallStream::finish`]; [`ToolCallStream::is_incremental`] says which kind a stream is.
+//!
+//! Events carry byte spans into [`ToolCallStream::text`] rather than copies, so a delta costs
+//! no allocation beyond the buffer growing.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::framing::{ScanEvent, Scanner};
+use super::Protocol;
+use crate::types::{Diagnostic, DiagnosticCode, ParseOutput, ParsedToolRequest, Severity, Span};
+
+/// What a stream reports, in reply order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// Prose outside the calls.
+    Content {
+        span: Span,
+    },
+    /// A call block began (`block` counts blocks from 0).
+    CallStarted {
+        block: u32,
+        start: usize,
+    },
+    /// More of the open block's body (the arguments, in most formats) arrived.
+    ArgumentsDelta {
+        block: u32,
+        span: Span,
+    },
+    /// A call is complete.
+    Call {
+        block: u32,
+        request: ParsedToolRequest,
+    },
+    /// Reasoning text ended (never parsed as calls).
+    Reasoning {
+        span: Span,
+    },
+    Diagnostic {
+        diagnostic: Diagnostic,
+    },
+}
+
+/// One reply being parsed as it arrives.
+pub struct ToolCallStream {
+    protocol: Arc<dyn Protocol>,
+    text: String,
+    scanner: Option<Scanner>,
+    scan_events: Vec<ScanEvent>,
+    blocks: u32,
+    finished: bool,
+}
+
+impl std::fmt::Debug for ToolCallStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCallStream")
+            .field("protocol", &self.protocol.id())
+            .field("bytes", &self.text.len())
+            .field("incremental", &self.is_incremental())
+            .finish()
+    }
+}
+
+impl ToolCallStream {
+    pub fn new(protocol: Arc<dyn Protocol>) -> Self {
+        let scanner = protocol.framing().map(Scanner::new);
+        Self {
+            protocol,
+            text: String::new(),
+            scanner,
+            scan_events: Vec::new(),
+            blocks: 0,
+            finished: false,
+        }
+    }
+
+    /// True when calls are reported as they complete; false when the format is buffered and
+    /// parsed at [`Self::finish`].
+    pub fn is_incremental(&self) -> bool {
+        self.scanner.is_some()
+    }
+
+    /// The reply so far; event spans index into it.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Adds a delta and appends what it completed to `events`. Ignored after `finish`.
+    pub fn push(&mut self, delta: &str, events: &mut Vec<StreamEvent>) {
+        if self.finished {
+            return;
+        }
+        self.text.push_str(delta);
+        self.scan(false, events);
+    }
+
+    /// Ends the reply: open blocks are closed (decoded or reported) and buffered formats parsed.
+    pub fn finish(&mut self, events: &mut Vec<StreamEvent>) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        if self.scanner.is_some() {
+            self.scan(true, events);
+            return;
+        }
+        let output = guarded(self.protocol.as_ref(), |p| {
+            p.parse_tool_requests(&self.text)
+        });
+        for diagnostic in output.diagnostics {
+            events.push(StreamEvent::Diagnostic { diagnostic });
+        }
+        for request in output.requests {
+            events.push(StreamEvent::Call {
+                block: self.blocks,
+                request,
+            });
+            self.blocks += 1;
+        }
+    }
+
+    fn scan(&mut self, eof: bool, events: &mut Vec<StreamEvent>) {
+        let Some(scanner) = self.scanner.as_mut() else {
+            return;
+        };
+        self.scan_events.clear();
+        scanner.advance(&self.text, eof, &mut self.scan_events);
+        for event in self.scan_events.drain(..) {
+            match event {
+                ScanEvent::Content(span) => events.push(StreamEvent::Content { span }),
+                ScanEvent::Reasoning(span) => events.push(StreamEvent::Reasoning { span }),
+                ScanEvent::Diagnostic(diagnostic) => {
+                    events.push(StreamEvent::Diagnostic { diagnostic });
+                }
+                ScanEvent::BlockStarted { start, .. } => {
+                    events.push(StreamEvent::CallStarted {
+                        block: self.blocks,
+                        start,
+                    });
+                    self.blocks += 1;
+                }
+                ScanEvent::BodyDelta { span, .. } => events.push(StreamEvent::ArgumentsDelta {
+                    block: self.blocks.saturating_sub(1),
+                    span,
+                }),
+                ScanEvent::Block(block) => {
+                    let text = &self.text;
+                    let output = guarded(self.protocol.as_ref(), |p| {
+                        let mut out = ParseOutput::default();
+                        p.decode_block(text, &block, &mut out);
+                        out
+                    });
+                    let index = self.blocks.saturating_sub(1);
+                    for diagnostic in output.diagnostics {
+                        events.push(StreamEvent::Diagnostic { diagnostic });
+                    }
+                    for request in output.requests {
+                        events.push(StreamEvent::Call {
+                            block: index,
+                            request,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A decoder bug costs one block (reported), never the stream.
+fn guarded(protocol: &dyn Protocol, run: impl FnOnce(&dyn Protocol) -> ParseOutput) -> ParseOutput {
+    catch_unwind(AssertUnwindSafe(|| run(protocol))).unwrap_or_else(|_| ParseOutput {
+        diagnostics: vec![Diagnostic {
+            severity: Severity::Error,
+            code: DiagnosticCode::InternalError,
+            message: format!(
+                "the {} parser failed internally on this part of the reply; please report it",
+                protocol.id()
+            ),
+            span: Span::new(0, 0),
+        }],
+        ..ParseOutput::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ProtocolSet;
+
+    fn stream_all(format: &str, text: &str, chunk: usize) -> (Vec<StreamEvent>, String) {
+        let protocol = ProtocolSet::standard().get(format).expect("known format");
+        let mut stream = ToolCallStream::new(protocol);
+        let mut events = Vec::new();
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = (start + chunk).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            stream.push(&text[start..end], &mut events);
+            start = end;
+        }
+        stream.finish(&mut events);
+        (events, stream.text().to_owned())
+    }
+
+    fn calls(events: &[StreamEvent]) -> Vec<(String, serde_json::Value)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::Call { request, .. } => Some((
+                    request.tool_name.clone(),
+                    serde_json::Value::Object(request.args.clone()),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const HERMES: &str = "Let me look.\n<think>maybe <tool_call>{\"name\":\"no\"}</tool_call></think>\n<tool_call>\n{\"name\": \"echo_echo\", \"arguments\": {\"message\": \"héllo\"}}\n</tool_call>\nand\n<tool_call>\n{\"name\": \"time_now\", \"arguments\": {}}\n</tool_call>";
+
+    #[test]
+    fn streaming_in_small_deltas_matches_the_batch_parse() {
+        let batch = ProtocolSet::standard()
+            .get("hermes")
+            .expect("hermes")
+            .parse_tool_requests(HERMES);
+        for chunk in [1, 2, 4, 7, 1000] {
+            let (events, text) = stream_all("hermes", HERMES, chunk);
+            assert_eq!(text, HERMES);
+            let batch_calls: Vec<_> = batch
+                .requests
+                .iter()
+                .map(|r| {
+                    (
+                        r.tool_name.clone(),
+                        serde_json::Value::Object(r.args.clone()),
+                    )
+                })
+                .collect();
+            assert_eq!(calls(&events), batch_calls, "chunk {chunk}");
+            let mut arguments = String::new();
+            for event in &events {
+                if let StreamEvent::ArgumentsDelta { block: 0, span } = event {
+                    arguments.push_str(&text[span.start..span.end]);
+                }
+            }
+            assert!(
+                arguments.contains("\"héllo\""),
+                "chunk {chunk}: {arguments:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_is_reported_as_soon_as_its_block_closes() {
+        let protocol = ProtocolSet::standard().get("hermes").expect("hermes");
+        let mut stream = ToolCallStream::new(protocol);
+        let mut events = Vec::new();
+        stream.push("<tool_call>{\"name\": \"a\"}</tool_", &mut events);
+        assert!(calls(&events).is_empty());
+        stream.push("call> and then <tool_call>{", &mut events);
+        assert_eq!(calls(&events).len(), 1);
+        assert!(events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::CallStarted { block: 1, .. })));
+    }
+
+    #[test]
+    fn vcp_streams_too() {
+        let reply = "x\n<<<[TOOL_REQUEST]>>>\ntool_name:「始」echo_echo「末」\nmessage:「始」hi「末」\n<<<[END_TOOL_REQUEST]>>>";
+        let (events, _) = stream_all("vcp", reply, 3);
+        assert_eq!(calls(&events).len(), 1);
+    }
+}
