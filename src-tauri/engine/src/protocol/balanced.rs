@@ -158,7 +158,8 @@ pub fn value_end(syntax: Syntax, text: &[u8], start: usize) -> Option<usize> {
 }
 
 /// Spans of the top-level elements of the JSON array at `text[span]` (whitespace trimmed).
-/// Used to give each call of a list its own span; a malformed array yields what it can.
+/// Used to give each call of a list its own span; a list cut off at the end yields its
+/// unfinished last element too.
 pub fn element_spans(text: &str, span: crate::types::Span) -> Vec<crate::types::Span> {
     use crate::types::Span;
     let bytes = text.as_bytes();
@@ -203,7 +204,11 @@ pub fn element_spans(text: &str, span: crate::types::Span) -> Vec<crate::types::
                 push(element_start, i + offset - 1, &mut spans);
                 break;
             }
-            Progress::More => break,
+            Progress::More => {
+                // The list is cut off: what is left is its last, unfinished element.
+                push(element_start, span.end, &mut spans);
+                break;
+            }
         }
     }
     spans

@@ -210,6 +210,31 @@ pub fn push_json_calls(
     format: &str,
     what: &str,
 ) {
+    let body = text.get(span.start..span.end).unwrap_or_default();
+    if body.trim_start().starts_with('[') {
+        if let Err(e) = serde_json::from_str::<Value>(body) {
+            // A broken list: decode element by element so one bad or cut-off call does not
+            // hide the good ones around it.
+            let elements = super::balanced::element_spans(text, span);
+            if elements.is_empty() {
+                parse_json(text, span, what, out);
+                return;
+            }
+            warning(
+                out,
+                DiagnosticCode::InvalidJson,
+                format!("{what} is not valid JSON ({e}); its calls are read one by one"),
+                block_span,
+            );
+            for (index, element) in elements.into_iter().enumerate() {
+                let label = format!("call {} of the list", index + 1);
+                if let Some(value) = parse_json(text, element, &label, out) {
+                    push_one(out, text, element, format, value);
+                }
+            }
+            return;
+        }
+    }
     let Some(value) = parse_json(text, span, what, out) else {
         return;
     };
