@@ -21,6 +21,8 @@ pub enum CommandErrorKind {
     History,
     /// Settings could not be loaded or saved.
     Settings,
+    /// An engine task failed unexpectedly (a bug worth reporting).
+    Internal,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, thiserror::Error)]

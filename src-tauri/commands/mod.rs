@@ -18,6 +18,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             discovery::list_protocols,
             discovery::tool_prompt,
             parser::parse_reply,
+            parser::replay_stream,
             executor::execute_call,
             executor::run_reply,
             executor::cancel_run,

@@ -5,6 +5,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "list_protocols",
     "tool_prompt",
     "parse_reply",
+    "replay_stream",
     "execute_call",
     "run_reply",
     "cancel_run",

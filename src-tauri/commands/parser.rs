@@ -4,6 +4,7 @@ use serde::Serialize;
 use tauri::State;
 use toolscope_engine::executor::{Executor, ExecutorOptions};
 use toolscope_engine::parser::{self, ParseReport};
+use toolscope_engine::protocol::stream::{self, StreamReplay};
 use toolscope_engine::ExecutionError;
 
 use crate::error::{CommandError, CommandErrorKind};
@@ -31,8 +32,10 @@ pub async fn parse_reply(
     text: String,
     format: Option<String>,
 ) -> Result<ParsedReply, CommandError> {
-    let report = parser::parse(&state.protocols, &text, format.as_deref())
+    let mut report = parser::parse(&state.protocols, &text, format.as_deref())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
+    // Show text-format values as the method will receive them (typed from its schema).
+    parser::type_arguments_from(&mut report, &state.registry);
     let executor = Executor::new(
         state.registry.clone(),
         ExecutorOptions::from(&state.config()),
@@ -46,4 +49,45 @@ pub async fn parse_reply(
         })
         .collect();
     Ok(ParsedReply { report, checks })
+}
+
+/// Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and
+/// diagnostic appeared, for the Parser pane's "replay as stream" view. With no format (or
+/// "auto") the format auto-detect picks is replayed.
+#[tauri::command]
+#[specta::specta]
+pub async fn replay_stream(
+    state: State<'_, AppState>,
+    text: String,
+    format: Option<String>,
+    delta_bytes: u32,
+) -> Result<StreamReplay, CommandError> {
+    let unknown = |e: String| CommandError::new(CommandErrorKind::UnknownFormat, e);
+    let id = match format
+        .as_deref()
+        .filter(|f| !f.eq_ignore_ascii_case("auto"))
+    {
+        Some(id) => id.to_owned(),
+        None => {
+            let detected =
+                parser::parse(&state.protocols, &text, None).map_err(|e| unknown(e.to_string()))?;
+            if detected.format == "none" {
+                return Err(unknown(
+                    "no tool-call format detected in this reply; choose a format to replay it"
+                        .to_owned(),
+                ));
+            }
+            detected.format
+        }
+    };
+    let protocol = state.protocols.get(&id).ok_or_else(|| {
+        unknown(format!(
+            "unknown format '{id}' (known: {})",
+            state.protocols.ids().join(", ")
+        ))
+    })?;
+    let delta = usize::try_from(delta_bytes).unwrap_or(usize::MAX);
+    tokio::task::spawn_blocking(move || stream::replay(protocol, &text, delta))
+        .await
+        .map_err(|e| CommandError::new(CommandErrorKind::Internal, e.to_string()))
 }

@@ -13,6 +13,12 @@ export const commands = {
 	toolPrompt: (protocol: string) => typedError<string, CommandError>(__TAURI_INVOKE("tool_prompt", { protocol })),
 	/**  Parses `text` (`format` = a protocol id, or none / "auto" to detect). */
 	parseReply: (text: string, format: string | null) => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply", { text, format })),
+	/**
+	 *  Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and
+	 *  diagnostic appeared, for the Parser pane's "replay as stream" view. With no format (or
+	 *  "auto") the format auto-detect picks is replayed.
+	 */
+	replayStream: (text: string, format: string | null, deltaBytes: number) => typedError<StreamReplay, CommandError>(__TAURI_INVOKE("replay_stream", { text, format, deltaBytes })),
 	/**  Runs one method by routing name. `run_id` (chosen by the UI) is what `cancel_run` takes. */
 	executeCall: (call: ManualCall, runId: string, onEvent: Channel<RunEvent>) => typedError<ToolExecutionResult, CommandError>(__TAURI_INVOKE("execute_call", { call, runId, onEvent })),
 	/**  The whole cycle on a reply: parse, run every request, format the results block. */
@@ -72,7 +78,9 @@ export type CommandErrorKind =
 /**  The history file could not be read or written. */
 "history" | 
 /**  Settings could not be loaded or saved. */
-"settings";
+"settings" | 
+/**  An engine task failed unexpectedly (a bug worth reporting). */
+"internal";
 
 /**  Why a run needs the user's approval. */
 export type ConfirmReason = 
@@ -248,6 +256,27 @@ export type RecordedRequest = {
 	format: string,
 };
 
+/**  One call block as it appeared while a reply streamed in. */
+export type ReplayedCall = {
+	block: number,
+	/**  Where the block starts in the reply. */
+	start: number,
+	/**  Bytes fed when the block was recognised. */
+	started_at: number,
+	/**  Where its body (the arguments, as they arrive) starts in the reply. */
+	body_start: number,
+	/**  Bytes fed when its calls were complete; `None` when the reply ended first. */
+	completed_at: number | null,
+	/**  The calls the block held (several for a JSON list), once complete. */
+	requests: ParsedToolRequest[],
+};
+
+/**  A diagnostic and the number of bytes fed when it was reported. */
+export type ReplayedDiagnostic = {
+	at: number,
+	diagnostic: Diagnostic,
+};
+
 /**  Whether a parsed request would run, checked against the registry without running it. */
 export type RequestCheck = {
 	request_id: string,
@@ -284,6 +313,25 @@ export type SkippedLine = {
 export type Span = {
 	start: number,
 	end: number,
+};
+
+/**
+ *  What streaming a whole reply in fixed deltas produced, and when: enough to replay the
+ *  stream at any speed without sending every delta across a process boundary.
+ */
+export type StreamReplay = {
+	format: string,
+	/**  False when the format is buffered: everything appears at the end. */
+	incremental: boolean,
+	delta_bytes: number,
+	total_bytes: number,
+	deltas: number,
+	calls: ReplayedCall[],
+	diagnostics: ReplayedDiagnostic[],
+	/**  Reasoning spans, each with the bytes fed when it ended. */
+	reasoning: ([Span, number])[],
+	/**  Time the engine spent streaming, in milliseconds. */
+	elapsed_ms: number | null,
 };
 
 export type Theme = 

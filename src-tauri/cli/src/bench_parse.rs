@@ -90,7 +90,7 @@ fn schemas(dir: &Path) -> HashMap<String, Value> {
 
 fn calls(report: &ParseReport, schemas: &HashMap<String, Value>) -> Vec<Value> {
     let mut report = report.clone();
-    parser::type_arguments(&mut report, |name| schemas.get(name));
+    parser::type_arguments(&mut report, |name| schemas.get(name).cloned());
     report
         .requests
         .iter()

@@ -146,8 +146,12 @@ fn prompt(global: &GlobalArgs, args: PromptArgs) -> Result<u8, SetupError> {
 
 fn parse(global: &GlobalArgs, args: ParseArgs) -> Result<u8, SetupError> {
     let text = setup::read_input(args.file.as_deref())?;
-    let report = parser::parse(&ProtocolSet::standard(), &text, Some(&args.format))
+    let mut report = parser::parse(&ProtocolSet::standard(), &text, Some(&args.format))
         .map_err(|e| SetupError::usage(e.to_string()))?;
+    // Typing text values needs the schemas; parsing must still work without a usable workspace.
+    if let Ok(registry) = setup::registry(global) {
+        parser::type_arguments_from(&mut report, &registry);
+    }
     if global.json {
         render::json(&report);
     } else {

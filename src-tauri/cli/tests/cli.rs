@@ -136,7 +136,8 @@ fn parse_reports_requests_and_diagnostics() {
     let (code, report) = sandbox.json(&["parse", &file, "--json"]);
     assert_eq!(code, 0);
     assert_eq!(report["format"], "vcp");
-    assert_eq!(report["requests"][1]["args"]["repeat"], "2");
+    // VCP carries text; the known method's schema types it (echo's `repeat` is an integer).
+    assert_eq!(report["requests"][1]["args"]["repeat"], 2);
     assert_eq!(report["requests"][0]["span"]["start"], 23);
 
     let broken = "<<<[TOOL_REQUEST]>>>\ntool_name:「始」echo_echo「末」\nmessage:「始」oops\n<<<[END_TOOL_REQUEST]>>>";

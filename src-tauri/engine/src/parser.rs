@@ -115,15 +115,25 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
 /// Types text values (formats that carry every value as text) from the schema of each
 /// request's method, when `schema_of` knows the tool; typed formats are left alone. A value
 /// that does not convert stays text, for validation to report with its path.
-pub fn type_arguments<'a>(
+pub fn type_arguments(
     report: &mut ParseReport,
-    schema_of: impl Fn(&str) -> Option<&'a serde_json::Value>,
+    schema_of: impl Fn(&str) -> Option<serde_json::Value>,
 ) {
     for request in report.requests.iter_mut().filter(|r| r.untyped_args) {
         if let Some(schema) = schema_of(&request.tool_name) {
-            crate::executor::coerce::coerce_untyped(&mut request.args, schema);
+            crate::executor::coerce::coerce_untyped(&mut request.args, &schema);
         }
     }
+}
+
+/// [`type_arguments`] with the schemas of a registry's methods (routing names).
+pub fn type_arguments_from(report: &mut ParseReport, registry: &crate::Registry) {
+    type_arguments(report, |name| {
+        registry
+            .resolve(name)
+            .ok()
+            .map(|(_, method)| method.meta.parameters.clone())
+    });
 }
 
 fn parse_guarded(protocol: &dyn Protocol, text: &str) -> ParseOutput {

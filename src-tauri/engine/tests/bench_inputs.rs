@@ -42,7 +42,7 @@ fn schemas() -> HashMap<String, Value> {
 
 fn calls_of(report: &ParseReport, schemas: &HashMap<String, Value>) -> Vec<Value> {
     let mut report = report.clone();
-    parser::type_arguments(&mut report, |name| schemas.get(name));
+    parser::type_arguments(&mut report, |name| schemas.get(name).cloned());
     report
         .requests
         .iter()

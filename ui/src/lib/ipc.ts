@@ -69,6 +69,8 @@ export const ipc = {
   listProtocols: () => unwrap(commands.listProtocols()),
   toolPrompt: (protocol: string) => unwrap(commands.toolPrompt(protocol)),
   parseReply: (text: string, format: string | null) => unwrap(commands.parseReply(text, format)),
+  replayStream: (text: string, format: string | null, deltaBytes: number) =>
+    unwrap(commands.replayStream(text, format, deltaBytes)),
   executeCall: (...args: Parameters<typeof commands.executeCall>) => unwrap(commands.executeCall(...args)),
   runReply: (...args: Parameters<typeof commands.runReply>) => unwrap(commands.runReply(...args)),
   cancelRun: (runId: string) => unwrap(commands.cancelRun(runId)),

@@ -177,6 +177,132 @@ impl ToolCallStream {
     }
 }
 
+/// One call block as it appeared while a reply streamed in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ReplayedCall {
+    pub block: u32,
+    /// Where the block starts in the reply.
+    pub start: usize,
+    /// Bytes fed when the block was recognised.
+    pub started_at: usize,
+    /// Where its body (the arguments, as they arrive) starts in the reply.
+    pub body_start: usize,
+    /// Bytes fed when its calls were complete; `None` when the reply ended first.
+    pub completed_at: Option<usize>,
+    /// The calls the block held (several for a JSON list), once complete.
+    pub requests: Vec<ParsedToolRequest>,
+}
+
+/// A diagnostic and the number of bytes fed when it was reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ReplayedDiagnostic {
+    pub at: usize,
+    pub diagnostic: Diagnostic,
+}
+
+/// What streaming a whole reply in fixed deltas produced, and when: enough to replay the
+/// stream at any speed without sending every delta across a process boundary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct StreamReplay {
+    pub format: String,
+    /// False when the format is buffered: everything appears at the end.
+    pub incremental: bool,
+    pub delta_bytes: u32,
+    pub total_bytes: usize,
+    pub deltas: u32,
+    pub calls: Vec<ReplayedCall>,
+    pub diagnostics: Vec<ReplayedDiagnostic>,
+    /// Reasoning spans, each with the bytes fed when it ended.
+    pub reasoning: Vec<(Span, usize)>,
+    /// Time the engine spent streaming, in milliseconds.
+    pub elapsed_ms: f64,
+}
+
+/// Streams `text` through `protocol` in deltas of `delta_bytes` (at least 1; deltas end on
+/// character boundaries) and records when each call and diagnostic appeared.
+pub fn replay(protocol: Arc<dyn Protocol>, text: &str, delta_bytes: usize) -> StreamReplay {
+    let started = std::time::Instant::now();
+    let delta_bytes = delta_bytes.max(1);
+    let format = protocol.id().to_owned();
+    let mut stream = ToolCallStream::new(protocol);
+    let incremental = stream.is_incremental();
+    let mut replay = StreamReplay {
+        format,
+        incremental,
+        delta_bytes: u32::try_from(delta_bytes).unwrap_or(u32::MAX),
+        total_bytes: text.len(),
+        deltas: 0,
+        calls: Vec::new(),
+        diagnostics: Vec::new(),
+        reasoning: Vec::new(),
+        elapsed_ms: 0.0,
+    };
+    let mut events = Vec::new();
+    let mut fed = 0;
+    while fed < text.len() {
+        let mut end = (fed + delta_bytes).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        stream.push(&text[fed..end], &mut events);
+        fed = end;
+        replay.deltas = replay.deltas.saturating_add(1);
+        record(&mut replay, &mut events, fed);
+    }
+    stream.finish(&mut events);
+    record(&mut replay, &mut events, fed);
+    replay.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    replay
+}
+
+fn record(replay: &mut StreamReplay, events: &mut Vec<StreamEvent>, fed: usize) {
+    for event in events.drain(..) {
+        match event {
+            StreamEvent::CallStarted { block, start } => replay.calls.push(ReplayedCall {
+                block,
+                start,
+                started_at: fed,
+                body_start: fed,
+                completed_at: None,
+                requests: Vec::new(),
+            }),
+            StreamEvent::ArgumentsDelta { block, span } => {
+                if let Some(call) = replay.calls.iter_mut().rev().find(|c| c.block == block) {
+                    if call.body_start == call.started_at {
+                        call.body_start = span.start;
+                    }
+                }
+            }
+            StreamEvent::Call { block, request } => {
+                match replay.calls.iter_mut().rev().find(|c| c.block == block) {
+                    Some(call) => {
+                        call.completed_at = Some(fed);
+                        call.requests.push(request);
+                    }
+                    // Buffered formats report calls without a start.
+                    None => replay.calls.push(ReplayedCall {
+                        block,
+                        start: request.span.start,
+                        started_at: fed,
+                        body_start: request.span.start,
+                        completed_at: Some(fed),
+                        requests: vec![request],
+                    }),
+                }
+            }
+            StreamEvent::Diagnostic { diagnostic } => replay.diagnostics.push(ReplayedDiagnostic {
+                at: fed,
+                diagnostic,
+            }),
+            StreamEvent::Reasoning { span } => replay.reasoning.push((span, fed)),
+            StreamEvent::Content { .. } => {}
+        }
+    }
+}
+
 /// A decoder bug costs one block (reported), never the stream.
 fn guarded(protocol: &dyn Protocol, run: impl FnOnce(&dyn Protocol) -> ParseOutput) -> ParseOutput {
     catch_unwind(AssertUnwindSafe(|| run(protocol))).unwrap_or_else(|_| ParseOutput {
@@ -275,6 +401,27 @@ mod tests {
         assert!(events
             .iter()
             .any(|e| matches!(e, StreamEvent::CallStarted { block: 1, .. })));
+    }
+
+    #[test]
+    fn a_replay_records_when_each_call_appeared() {
+        let protocol = ProtocolSet::standard().get("hermes").expect("hermes");
+        let replay = replay(protocol, HERMES, 4);
+        assert!(replay.incremental);
+        assert_eq!(replay.total_bytes, HERMES.len());
+        assert_eq!(replay.calls.len(), 2);
+        let first = &replay.calls[0];
+        let close = HERMES.find("}}\n</tool_call>").expect("close") + "}}\n</tool_call>".len();
+        let completed = first.completed_at.expect("complete");
+        assert!(
+            completed >= close && completed < close + 4,
+            "{completed} vs {close}"
+        );
+        assert!(first.started_at < completed);
+        assert!(HERMES[first.body_start..].starts_with('\n'));
+        assert_eq!(first.requests[0].tool_name, "echo_echo");
+        assert!(replay.calls[1].started_at > completed);
+        assert_eq!(replay.reasoning.len(), 1);
     }
 
     #[test]

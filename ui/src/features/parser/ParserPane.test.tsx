@@ -11,6 +11,7 @@ import type {
   ProtocolInfo,
   RunEvent,
   Span,
+  StreamReplay,
   ToolExecutionResult,
 } from "../../lib/ipc";
 import { useWorkbench, WorkbenchProvider } from "../../lib/workbench";
@@ -325,7 +326,7 @@ describe("ParserPane parsing", () => {
     });
     renderPane();
     await waitFor(() => {
-      expect(screen.getAllByRole("option")).toHaveLength(3);
+      expect(within(screen.getByTestId("parser-format")).getAllByRole("option")).toHaveLength(3);
     });
     typeReply("Just prose, no calls.");
     fireEvent.change(screen.getByTestId("parser-format"), { target: { value: "vcp" } });
@@ -697,5 +698,68 @@ describe("ParserPane run all", () => {
     fireEvent.click(screen.getByTestId("parser-run-all"));
     const alert = await screen.findByText(/disk full/);
     expect(alert.closest("[data-testid=parser-error]")?.getAttribute("data-kind")).toBe("history");
+  });
+});
+
+describe("ParserPane replay as stream", () => {
+  it("streams the reply through the backend once and plays the timeline to the end", async () => {
+    const text = REPLY;
+    const start = new TextEncoder().encode(text.slice(0, text.indexOf(BLOCK_A))).length;
+    const end = start + new TextEncoder().encode(BLOCK_A).length;
+    const total = new TextEncoder().encode(text).length;
+    const timeline: StreamReplay = {
+      format: "vcp",
+      incremental: true,
+      delta_bytes: 4,
+      total_bytes: total,
+      deltas: Math.ceil(total / 4),
+      calls: [
+        {
+          block: 0,
+          start,
+          started_at: start + 24,
+          body_start: start + 20,
+          completed_at: end,
+          requests: [request(text, BLOCK_A, "calculator_evaluate", "call-1", { expression: "6*7" })],
+        },
+      ],
+      diagnostics: [],
+      reasoning: [],
+      elapsed_ms: 0.2,
+    };
+    const calls = mockCommands({ parse_reply: () => parsed(), replay_stream: () => timeline });
+    renderPane();
+    typeReply(text);
+    fireEvent.change(screen.getByTestId("replay-speed"), { target: { value: "20000" } });
+    fireEvent.click(screen.getByTestId("replay-start"));
+    await waitFor(() => {
+      expect(screen.getByTestId("replay-progress").dataset.done).toBe("true");
+    });
+    expect(only(calls, "replay_stream")).toHaveLength(1);
+    expect(only(calls, "replay_stream")[0]?.args).toEqual({ text, format: null, deltaBytes: 4 });
+    const call = screen.getByTestId("replay-call");
+    expect(call.dataset.state).toBe("complete");
+    expect(within(call).getByTestId("replay-call-name").textContent).toBe("calculator_evaluate");
+    expect(screen.getByTestId("replay-text").textContent).toBe(text);
+
+    // Scrubbing back shows the call streaming, with its arguments so far, without a new request.
+    fireEvent.change(screen.getByTestId("replay-scrub"), { target: { value: String(Math.ceil((start + 28) / 4)) } });
+    expect(screen.getByTestId("replay-call").dataset.state).toBe("streaming");
+    expect(only(calls, "replay_stream")).toHaveLength(1);
+  });
+
+  it("shows the backend's error in place", async () => {
+    mockCommands({
+      parse_reply: () => parsed(),
+      replay_stream: () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
+        throw { kind: "unknown_format", message: "no tool-call format detected in this reply", details: null };
+      },
+    });
+    renderPane();
+    typeReply("just prose");
+    fireEvent.click(screen.getByTestId("replay-start"));
+    const notice = await screen.findByText("no tool-call format detected in this reply");
+    expect(notice).toBeTruthy();
   });
 });

@@ -23,6 +23,7 @@ import { mapByteOffsets } from "./textIndex";
 import { useParser } from "./useParser";
 import { usePaneShortcuts } from "./usePaneShortcuts";
 import { useProtocols } from "./useProtocols";
+import { StreamReplayView } from "./StreamReplayView";
 import { useRun } from "./useRun";
 
 export function ParserPane({ active }: { active: boolean }) {
@@ -164,6 +165,7 @@ export function ParserPane({ active }: { active: boolean }) {
         error={parser.error}
       />
       <RunPanel run={run} unmatched={matched.unmatched} />
+      <StreamReplayView text={text} format={formatArg} />
       {report && view ? (
         <>
           <DiagnosticList
