@@ -439,6 +439,75 @@ async function confirmationScenario() {
   expect(status === "error" && /denied/i.test(text), `denied call: data-status="${status}", text ${JSON.stringify(text.slice(0, 300))} (want error, denied)`);
 }
 
+// A hermes reply: auto-detect must pick it, and the replay must show both calls completing.
+const HERMES_REPLY = [
+  "<think>Maybe <tool_call>{\"name\": \"echo_echo\"}</tool_call>? No, think first.</think>",
+  "Two calls, streamed:",
+  "<tool_call>",
+  '{"name": "calculator_evaluate", "arguments": {"expression": "2^10"}}',
+  "</tool_call>",
+  "<tool_call>",
+  '{"name": "echo_echo", "arguments": {"message": "streamed"}}',
+  "</tool_call>",
+].join("\n");
+
+async function replayScenario() {
+  await showPane("parser");
+  await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
+  await setNativeValue(browser, tid("parser-input"), HERMES_REPLY);
+  await waitFor(
+    browser,
+    async () =>
+      JSON.stringify(await attributesOf(browser, tid("parser-request"), "data-tool-name")) ===
+      '["calculator_evaluate","echo_echo"]',
+    {
+      timeout: 10_000,
+      explain: async () =>
+        `hermes reply: parser-request names ${JSON.stringify(await attributesOf(browser, tid("parser-request"), "data-tool-name"))}`,
+    },
+  );
+  const [used] = await attributesOf(browser, tid("parser-format-used"), "data-format");
+  expect(used === "hermes", `auto-detect chose ${used} for a hermes reply`);
+  await browser.execute((sel) => {
+    document.querySelector(sel).open = true;
+  }, tid("replay"));
+  const setSpeed = (value) =>
+    browser.execute(
+      (sel, v) => {
+        const select = document.querySelector(sel);
+        const setter = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set;
+        setter.call(select, v);
+        select.dispatchEvent(new Event("change", { bubbles: true }));
+      },
+      tid("replay-speed"),
+      value,
+    );
+  await setSpeed("30"); // 71 deltas: slow enough to catch it midway
+  await clickTestId(browser, "replay-start");
+  // Mid-stream: the first call is visible before the reply is complete.
+  await waitFor(browser, async () => (await attributesOf(browser, tid("replay-call"), "data-state")).length > 0, {
+    timeout: 10_000,
+    explain: async () => `no replay-call appeared; progress: ${await textOf(browser, tid("replay-progress"))}`,
+  });
+  await clickTestId(browser, "replay-toggle"); // pause, so the picture is really midway
+  const midway = await textOf(browser, tid("replay-progress"));
+  await screenshot("parser-replay-midway", { browser, focus: tid("replay") });
+  log(`  paused at: ${midway}`);
+  await setSpeed("20000");
+  await clickTestId(browser, "replay-toggle");
+  await waitFor(
+    browser,
+    async () => (await attributesOf(browser, tid("replay-progress"), "data-done"))[0] === "true",
+    { timeout: 15_000, explain: async () => `replay did not finish: ${await textOf(browser, tid("replay-progress"))}` },
+  );
+  const states = await attributesOf(browser, tid("replay-call"), "data-state");
+  expect(
+    JSON.stringify(states) === '["complete","complete"]',
+    `replay-call states at the end: ${JSON.stringify(states)}, want two complete`,
+  );
+  await screenshot("parser-replay", { browser, focus: tid("replay") });
+}
+
 async function restartScenario() {
   await closeSession(browser, driver);
   browser = null;
@@ -477,6 +546,7 @@ async function main() {
     await scenario("3 parser: two-call VCP reply, run all, results block", parserScenario);
     await scenario("4 prompt injection in a reply is shown as text, never run", injectionScenario);
     await scenario("4b destructive call: confirmation dialog, deny -> denied", confirmationScenario);
+    await scenario("4c hermes reply: auto-detected, replayed as a stream", replayScenario);
     await scenario("5 restart: history survives with the same data dir", restartScenario);
   } finally {
     if (browser) await closeSession(browser, driver).catch(() => {});

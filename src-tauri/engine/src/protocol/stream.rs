@@ -241,6 +241,7 @@ pub fn replay(protocol: Arc<dyn Protocol>, text: &str, delta_bytes: usize) -> St
         elapsed_ms: 0.0,
     };
     let mut events = Vec::new();
+    let mut body_seen = None;
     let mut fed = 0;
     while fed < text.len() {
         let mut end = (fed + delta_bytes).min(text.len());
@@ -250,15 +251,21 @@ pub fn replay(protocol: Arc<dyn Protocol>, text: &str, delta_bytes: usize) -> St
         stream.push(&text[fed..end], &mut events);
         fed = end;
         replay.deltas = replay.deltas.saturating_add(1);
-        record(&mut replay, &mut events, fed);
+        record(&mut replay, &mut events, fed, &mut body_seen);
     }
     stream.finish(&mut events);
-    record(&mut replay, &mut events, fed);
+    record(&mut replay, &mut events, fed, &mut body_seen);
     replay.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     replay
 }
 
-fn record(replay: &mut StreamReplay, events: &mut Vec<StreamEvent>, fed: usize) {
+/// `body_seen`: the last block whose first argument bytes were recorded (blocks come in order).
+fn record(
+    replay: &mut StreamReplay,
+    events: &mut Vec<StreamEvent>,
+    fed: usize,
+    body_seen: &mut Option<u32>,
+) {
     for event in events.drain(..) {
         match event {
             StreamEvent::CallStarted { block, start } => replay.calls.push(ReplayedCall {
@@ -270,8 +277,9 @@ fn record(replay: &mut StreamReplay, events: &mut Vec<StreamEvent>, fed: usize) 
                 requests: Vec::new(),
             }),
             StreamEvent::ArgumentsDelta { block, span } => {
-                if let Some(call) = replay.calls.iter_mut().rev().find(|c| c.block == block) {
-                    if call.body_start == call.started_at {
+                if *body_seen != Some(block) {
+                    *body_seen = Some(block);
+                    if let Some(call) = replay.calls.iter_mut().rev().find(|c| c.block == block) {
                         call.body_start = span.start;
                     }
                 }
@@ -422,6 +430,21 @@ mod tests {
         assert_eq!(first.requests[0].tool_name, "echo_echo");
         assert!(replay.calls[1].started_at > completed);
         assert_eq!(replay.reasoning.len(), 1);
+    }
+
+    #[test]
+    fn replay_body_start_points_at_the_arguments() {
+        let text = "<think>Maybe <tool_call>{\"name\": \"echo_echo\"}</tool_call>? No.</think>\nTwo calls:\n<tool_call>\n{\"name\": \"a\"}\n</tool_call>";
+        let protocol = ProtocolSet::standard().get("hermes").expect("hermes");
+        for delta in 1..8 {
+            let replay = replay(protocol.clone(), text, delta);
+            let call = &replay.calls[0];
+            assert_eq!(
+                &text[call.body_start..call.body_start + 2],
+                "\n{",
+                "delta {delta}: {call:?}"
+            );
+        }
     }
 
     #[test]
