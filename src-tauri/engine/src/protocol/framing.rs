@@ -34,6 +34,9 @@ pub enum Close {
     /// At this marker. Another opening marker of the same rule before it means the block was
     /// never closed: it is reported and the new block parsed.
     Marker(&'static str),
+    /// At the next opening marker of the same rule (not consumed) or the end of the reply:
+    /// formats whose calls are only separated by their openers (`>>>name` in functionary).
+    UntilNext,
     /// With the first balanced value (JSON or Python literal) after `after` (an inner marker,
     /// or "" for right after the opening); only whitespace may precede the value.
     Balanced { after: &'static str, syntax: Syntax },
@@ -389,7 +392,7 @@ impl Scanner {
                 );
                 return;
             }
-            Close::Marker(_) => State::Delimited {
+            Close::Marker(_) | Close::UntilNext => State::Delimited {
                 rule,
                 start,
                 body_start,
@@ -520,6 +523,19 @@ impl Scanner {
         false
     }
 
+    /// The first opening marker of any rule at or after `pos`: a full match, or a partial one
+    /// at the end of the text (then the caller waits).
+    fn next_open_marker(&self, bytes: &[u8], eof: bool) -> Option<(usize, Match)> {
+        self.framing
+            .rules
+            .iter()
+            .filter_map(|rule| match rule.open {
+                Open::Marker(m) => find_marker(bytes, self.pos, m, eof),
+                Open::TextStart(_) => None,
+            })
+            .min_by_key(|(at, found)| (*at, *found != Match::Yes))
+    }
+
     fn starts_with_open_marker(&self, bytes: &[u8], eof: bool) -> bool {
         self.framing.rules.iter().any(|rule| match rule.open {
             Open::Marker(marker) => match_at(bytes, self.pos, marker, eof) != Match::No,
@@ -589,24 +605,35 @@ impl Scanner {
         events: &mut Vec<ScanEvent>,
     ) -> bool {
         let r = self.framing.rules[rule];
-        let Close::Marker(close) = r.close else {
-            return false;
+        let (close, until_next) = match r.close {
+            Close::Marker(close) => (Some(close), false),
+            Close::UntilNext => (None, true),
+            _ => return false,
         };
         let reopen = match r.open {
             Open::Marker(m) if r.kind == BlockKind::Call => Some(m),
             _ => None,
         };
-        let close_hit = find_marker(bytes, self.pos, close, eof);
+        let close_hit = close.and_then(|close| find_marker(bytes, self.pos, close, eof));
         // Only a reopening before the close matters: never scan past the close.
         let limit = close_hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
-        let reopen_hit = reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, eof));
+        let reopen_hit = if until_next {
+            // Such a block also ends where any other block or token of the format begins.
+            self.next_open_marker(&bytes[..limit], eof)
+        } else {
+            reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, eof))
+        };
         match (close_hit, reopen_hit) {
+            (_, Some((at, Match::Yes))) if until_next => {
+                self.end_block(rule, Span::new(start, at), body_start, at, true, events);
+                true
+            }
             (_, Some((at, Match::Yes))) => {
                 self.cut(rule, start, body_start, at, ANOTHER, events);
                 true
             }
             (Some((at, Match::Yes)), _) => {
-                let end = at + close.len();
+                let end = at + close.map_or(0, str::len);
                 self.end_block(rule, Span::new(start, end), body_start, at, true, events);
                 true
             }
@@ -615,6 +642,11 @@ impl Scanner {
                     .into_iter()
                     .flatten()
                     .min();
+                if eof && until_next {
+                    let end = bytes.len();
+                    self.end_block(rule, Span::new(start, end), body_start, end, true, events);
+                    return true;
+                }
                 if eof {
                     self.cut(rule, start, body_start, bytes.len(), END, events);
                     return true;
@@ -853,7 +885,11 @@ pub fn parse<P: Protocol + ?Sized>(decoder: &P, text: &str) -> ParseOutput {
     for event in events {
         match event {
             ScanEvent::Content(span) => content.push_str(&text[span.start..span.end]),
-            ScanEvent::Block(block) => decoder.decode_block(text, &block, &mut out),
+            ScanEvent::Block(block) => {
+                decoder.decode_block(text, &block, &mut out);
+                // A decoder may find content inside a block (functionary's `>>>all`).
+                content.push_str(&std::mem::take(&mut out.content));
+            }
             ScanEvent::Diagnostic(d) => out.diagnostics.push(d),
             ScanEvent::BlockStarted { .. }
             | ScanEvent::BodyDelta { .. }

@@ -6,15 +6,24 @@
 
 pub mod balanced;
 pub mod calls;
+pub mod command_r;
 pub mod detect;
 pub mod framing;
+pub mod functionary_v31;
+pub mod functionary_v32;
+pub mod gpt_oss;
+pub mod granite;
 pub mod hermes;
+pub mod internlm2;
+pub mod jamba;
 pub mod llama3_json;
 pub mod mistral;
 pub mod mistral_v11;
+pub mod phi4_mini;
 mod schema_summary;
 pub mod stream;
 pub mod vcp;
+pub mod xlam;
 
 use std::sync::{Arc, OnceLock};
 
@@ -128,6 +137,15 @@ impl ProtocolSet {
             Arc::new(mistral::Mistral),
             Arc::new(mistral_v11::MistralV11),
             Arc::new(llama3_json::Llama3Json),
+            Arc::new(granite::Granite),
+            Arc::new(internlm2::InternLm2),
+            Arc::new(jamba::Jamba),
+            Arc::new(phi4_mini::Phi4Mini),
+            Arc::new(xlam::Xlam),
+            Arc::new(functionary_v31::FunctionaryV31),
+            Arc::new(functionary_v32::FunctionaryV32),
+            Arc::new(command_r::CommandR),
+            Arc::new(gpt_oss::GptOss),
         ])
     }
 

@@ -11,6 +11,10 @@ const TAGS: Framing = Framing {
     ],
 };
 
+const UNTIL_NEXT: Framing = Framing {
+    rules: &[THINK, Rule::call(">>>", Close::UntilNext)],
+};
+
 const JSON_AFTER: Framing = Framing {
     rules: &[
         THINK,
@@ -160,6 +164,16 @@ fn a_marker_without_a_value_is_reported() {
     assert!(s.diagnostics[0].1.contains("JSON"), "{:?}", s.diagnostics);
 }
 
+#[test]
+fn until_next_blocks_end_at_the_next_opener_or_the_end() {
+    let s = whole(UNTIL_NEXT, "hi >>>a\n{1}\n>>>b\n{2}");
+    let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+    assert_eq!(bodies, vec!["a\n{1}\n", "b\n{2}"]);
+    assert!(s.blocks.iter().all(|b| b.3), "complete: {:?}", s.blocks);
+    assert!(s.diagnostics.is_empty());
+    assert_eq!(s.content, "hi ");
+}
+
 proptest! {
     #[test]
     fn any_chunking_gives_the_same_result(
@@ -168,14 +182,14 @@ proptest! {
                 Just("<call>"), Just("</call>"), Just("<think>"), Just("</think>"), Just("<calls>"),
                 Just("[CALL]"), Just("[ARGS]"), Just("<|tag|>"), Just("{"), Just("}"), Just("["),
                 Just("]"), Just("\""), Just("\\"), Just(";"), Just(" "), Just("x"), Just("é"),
-                Just("<"), Just("<|"), Just("(")
+                Just("<"), Just("<|"), Just("("), Just(">>>"), Just(">")
             ],
             0..40,
         ),
         chunks in proptest::collection::vec(1usize..7, 0..60),
     ) {
         let text: String = parts.concat();
-        for framing in [TAGS, JSON_AFTER] {
+        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT] {
             prop_assert_eq!(summarise(framing, &text, &chunks), whole(framing, &text));
         }
     }
