@@ -230,6 +230,36 @@ mod tests {
     }
 
     #[test]
+    fn formats_sharing_a_marker_are_told_apart_by_their_results() {
+        let set = ProtocolSet::standard();
+        let call = r#"{"name": "echo_echo", "arguments": {"message": "hi"}}"#;
+        let per_line = parse(
+            &set,
+            &format!("<tool_calls>\n{call}\n{call}\n</tool_calls>"),
+            None,
+        )
+        .expect("auto");
+        assert_eq!(per_line.format, "minimax_m1");
+        assert_eq!(per_line.requests.len(), 2);
+        // A JSON list in <tool_calls> is Jamba's and Hunyuan's grammar: the first wins, the
+        // other is named.
+        let list = parse(&set, &format!("<tool_calls>[{call}]</tool_calls>"), None).expect("auto");
+        assert_eq!(list.format, "jamba");
+        assert!(list
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Warning && d.message.contains("hunyuan")));
+        let v11 = parse(
+            &set,
+            r#"[TOOL_CALLS]echo_echo[ARGS]{"message": "hi"}"#,
+            None,
+        )
+        .expect("auto");
+        assert_eq!(v11.format, "mistral_v11");
+        assert!(!v11.has_errors());
+    }
+
+    #[test]
     fn no_calls_is_an_empty_report() {
         let report = parse(&ProtocolSet::standard(), "just prose", None).expect("auto");
         assert!(report.requests.is_empty());

@@ -13,10 +13,14 @@ pub mod functionary_v31;
 pub mod functionary_v32;
 pub mod gpt_oss;
 pub mod granite;
+pub mod granite_20b_fc;
 pub mod hermes;
+pub mod hunyuan;
 pub mod internlm2;
 pub mod jamba;
 pub mod llama3_json;
+pub mod longcat;
+pub mod minimax_m1;
 pub mod mistral;
 pub mod mistral_v11;
 pub mod phi4_mini;
@@ -146,6 +150,10 @@ impl ProtocolSet {
             Arc::new(functionary_v32::FunctionaryV32),
             Arc::new(command_r::CommandR),
             Arc::new(gpt_oss::GptOss),
+            Arc::new(hunyuan::Hunyuan),
+            Arc::new(minimax_m1::MinimaxM1),
+            Arc::new(granite_20b_fc::Granite20bFc),
+            Arc::new(longcat::LongCat),
         ])
     }
 
