@@ -117,6 +117,19 @@ pub struct ParsedToolRequest {
     pub untyped_args: bool,
 }
 
+#[cfg(test)]
+mod request_id_tests {
+    #[test]
+    fn request_ids_are_unique_and_shaped_like_before() {
+        let ids: std::collections::HashSet<String> =
+            (0..10_000).map(|_| super::new_request_id()).collect();
+        assert_eq!(ids.len(), 10_000);
+        assert!(ids
+            .iter()
+            .all(|id| id.len() == 37 && id.starts_with("call_")));
+    }
+}
+
 impl ParsedToolRequest {
     /// A request typed by hand (executor pane, `toolscope call`): typed JSON arguments.
     pub fn manual(tool_name: impl Into<String>, args: Map<String, Value>) -> Self {
@@ -133,8 +146,19 @@ impl ParsedToolRequest {
 }
 
 /// A fresh unique request id, used when the reply did not carry one.
+///
+/// One random 128-bit base per process, stepped by an odd constant per id: a bijection on
+/// 128-bit numbers, so ids never repeat within a process and still look unrelated, while a
+/// 1 MB reply with 2,000 calls does not make 2,000 trips to the kernel's random source.
 pub fn new_request_id() -> String {
-    format!("call_{}", uuid::Uuid::new_v4().simple())
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static BASE: OnceLock<u128> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    const STEP: u128 = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835;
+    let base = *BASE.get_or_init(|| uuid::Uuid::new_v4().as_u128());
+    let n = u128::from(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("call_{:032x}", base.wrapping_add(n.wrapping_mul(STEP)))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
