@@ -288,8 +288,9 @@ fn formats(global: &GlobalArgs) -> u8 {
     if global.json {
         render::json(&formats);
     } else {
+        let width = set.ids().iter().map(|id| id.len()).max().unwrap_or(0);
         for protocol in set.iter() {
-            println!("{:<12} {}", protocol.id(), protocol.label());
+            println!("{:<width$}  {}", protocol.id(), protocol.label());
         }
     }
     exit::OK
