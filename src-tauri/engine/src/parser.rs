@@ -60,13 +60,14 @@ pub fn parse(
 }
 
 /// Parses with each format whose signature occurs in the reply (one pass finds them) and
-/// keeps the best: calls found, then fewest errors, then priority order. Any other format that
+/// keeps the best: calls found, then the more specific signature (the longest marker found; a
+/// leading bracket counts least), then fewest errors, then most calls, then priority order. Any other format that
 /// also found calls is named in a warning instead of being dropped silently.
 fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
-    let mut outcomes: Vec<(&'static str, ParseOutput)> = protocols
+    let mut outcomes: Vec<(&'static str, ParseOutput, usize)> = protocols
         .candidates(text)
         .iter()
-        .map(|p| (p.id(), parse_guarded(p.as_ref(), text)))
+        .map(|(p, specificity)| (p.id(), parse_guarded(p.as_ref(), text), *specificity))
         .collect();
     let errors = |out: &ParseOutput| {
         out.diagnostics
@@ -74,11 +75,21 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
             .filter(|d| d.severity == Severity::Error)
             .count()
     };
-    // min_by_key keeps the first of equals: priority order breaks ties.
+    // Calls found, then the most specific evidence (a format's own marker over one it shares,
+    // any marker over a leading bracket: a lenient cousin must not win a reply written in a
+    // stricter format's own tags), then fewest errors, then most calls; min_by_key keeps the
+    // first of equals, so priority order breaks the remaining ties.
     let chosen = outcomes
         .iter()
         .enumerate()
-        .min_by_key(|(_, (_, out))| (out.requests.is_empty(), errors(out)))
+        .min_by_key(|(_, (_, out, specificity))| {
+            (
+                out.requests.is_empty(),
+                std::cmp::Reverse(*specificity),
+                errors(out),
+                std::cmp::Reverse(out.requests.len()),
+            )
+        })
         .map(|(i, _)| i);
     let Some(chosen) = chosen else {
         return report(
@@ -93,17 +104,17 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
     let also: Vec<&'static str> = outcomes
         .iter()
         .enumerate()
-        .filter(|(i, (_, out))| *i != chosen && !out.requests.is_empty())
-        .map(|(_, (id, _))| *id)
+        .filter(|(i, (_, out, _))| *i != chosen && !out.requests.is_empty())
+        .map(|(_, (id, _, _))| *id)
         .collect();
-    let (id, mut output) = outcomes.swap_remove(chosen);
+    let (id, mut output, _) = outcomes.swap_remove(chosen);
     if !also.is_empty() {
         output.diagnostics.push(Diagnostic {
             severity: Severity::Warning,
             code: DiagnosticCode::StrayText,
             message: format!(
-                "the reply also parses as {}; showing '{id}', which found the most complete \
-                 calls — name a format to choose",
+                "the reply also parses as {}; showing '{id}', which fits it best — name a \
+                 format to choose",
                 also.join(", ")
             ),
             span: Span::new(0, text.len()),

@@ -1,6 +1,7 @@
 //! Golden tests for every parser format: `tests/fixtures/parser/<format>/<case>.txt` is a reply,
 //! `<case>.json` what the parser must extract from it. Run with `UPDATE_GOLDENS=1` to rewrite
-//! the goldens after an intended change, then review the diff.
+//! the goldens after an intended change (`UPDATE_GOLDENS=hermes,xlam` for some formats only),
+//! then review the diff.
 
 use std::path::{Path, PathBuf};
 
@@ -39,7 +40,13 @@ fn golden_view(report: &ParseReport, text: &str) -> Value {
 
 #[test]
 fn every_fixture_matches_its_golden() {
-    let update = std::env::var_os("UPDATE_GOLDENS").is_some();
+    // UPDATE_GOLDENS=1 rewrites every golden; UPDATE_GOLDENS=hermes,vcp only those formats'.
+    let update_filter = std::env::var("UPDATE_GOLDENS").ok();
+    let updates = |format: &str| match update_filter.as_deref() {
+        None => false,
+        Some("" | "1" | "all") => true,
+        Some(list) => list.split(',').any(|f| f.trim() == format),
+    };
     let protocols = ProtocolSet::standard();
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -72,7 +79,7 @@ fn every_fixture_matches_its_golden() {
                 .unwrap_or_else(|e| panic!("{}: {e}", case.display()));
             let actual = golden_view(&report, &text);
             let golden_path = case.with_extension("json");
-            if update {
+            if updates(&format) {
                 let pretty = serde_json::to_string_pretty(&actual).expect("serialises") + "\n";
                 std::fs::write(&golden_path, pretty).expect("golden written");
             } else {

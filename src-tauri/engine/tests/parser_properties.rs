@@ -102,6 +102,10 @@ fn check_output(format: &str, text: &str, output: &ParseOutput) -> Result<(), Te
             "{format}: diagnostic span {span:?} outside {}",
             text.len()
         );
+        prop_assert!(
+            text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+            "{format}: diagnostic span {span:?} splits a character in {text:?}"
+        );
     }
     Ok(())
 }

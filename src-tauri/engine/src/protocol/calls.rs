@@ -93,8 +93,15 @@ pub fn parse_json(text: &str, span: Span, what: &str, out: &mut ParseOutput) -> 
             None
         }
         Err(e) => {
-            let at = span.start + byte_offset(slice, e.line(), e.column());
-            let end = (at + 1).min(span.end).max(at);
+            let mut at = span.start + byte_offset(slice, e.line(), e.column());
+            while at > span.start && !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            // One character wide, never ending inside a multi-byte one.
+            let mut end = (at + 1).min(span.end).max(at);
+            while end < span.end && !text.is_char_boundary(end) {
+                end += 1;
+            }
             error(
                 out,
                 DiagnosticCode::InvalidJson,
@@ -214,9 +221,13 @@ pub fn push_json_calls(
     if body.trim_start().starts_with('[') {
         if let Err(e) = serde_json::from_str::<Value>(body) {
             // A broken list: decode element by element so one bad or cut-off call does not
-            // hide the good ones around it.
+            // hide the good ones around it. Only a list of objects is worth that: anything
+            // else (a Python call list, prose in brackets) is one error, not one per comma.
             let elements = super::balanced::element_spans(text, span);
-            if elements.is_empty() {
+            let objects = elements
+                .first()
+                .is_some_and(|first| text.as_bytes().get(first.start) == Some(&b'{'));
+            if !objects {
                 parse_json(text, span, what, out);
                 return;
             }

@@ -72,9 +72,12 @@ impl Detector {
         }
     }
 
-    /// Indices of the protocols whose signature occurs in `text`, in protocol order.
-    pub fn candidates(&self, text: &str) -> Vec<usize> {
-        let mut hit = vec![false; self.protocols];
+    /// The protocols whose signature occurs in `text`, as (index, specificity): the length of
+    /// the longest of its markers found (0 when only the reply's start matched — a lone `{`
+    /// says less than `<seed:tool_call>`), in protocol order. Auto-detect prefers the more
+    /// specific evidence when formats parse a reply equally well.
+    pub fn candidates(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut best = vec![None::<usize>; self.protocols];
         if let Some(automaton) = &self.automaton {
             let mut seen = vec![false; self.owners.len()];
             let mut remaining = self.owners.len();
@@ -82,8 +85,9 @@ impl Detector {
                 let pattern = found.pattern().as_usize();
                 if !seen[pattern] {
                     seen[pattern] = true;
+                    let length = found.end() - found.start();
                     for &owner in &self.owners[pattern] {
-                        hit[owner] = true;
+                        best[owner] = Some(best[owner].map_or(length, |b| b.max(length)));
                     }
                     remaining -= 1;
                     if remaining == 0 {
@@ -94,11 +98,14 @@ impl Detector {
         }
         let start = reply_start(text);
         for &(owner, prefix) in &self.prefixes {
-            if start.starts_with(prefix) {
-                hit[owner] = true;
+            if start.starts_with(prefix) && best[owner].is_none() {
+                best[owner] = Some(0);
             }
         }
-        (0..self.protocols).filter(|&i| hit[i]).collect()
+        best.iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.map(|specificity| (i, specificity)))
+            .collect()
     }
 }
 
@@ -134,10 +141,22 @@ mod tests {
                 prefixes: vec!["["],
             },
         ]);
-        assert_eq!(detector.candidates("a <tool_call> b"), vec![0, 1]);
-        assert_eq!(detector.candidates("<function=x>"), vec![1]);
-        assert_eq!(detector.candidates(" <think>[no]</think>\n[f()]"), vec![2]);
-        assert!(detector.candidates("see [f()]").is_empty());
-        assert!(detector.candidates("<think>[f()]").is_empty());
+        let ids = |text: &str| -> Vec<usize> {
+            detector
+                .candidates(text)
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect()
+        };
+        assert_eq!(ids("a <tool_call> b"), vec![0, 1]);
+        assert_eq!(ids("<function=x>"), vec![1]);
+        assert_eq!(ids(" <think>[no]</think>\n[f()]"), vec![2]);
+        assert!(ids("see [f()]").is_empty());
+        assert!(ids("<think>[f()]").is_empty());
+        // Specificity: the longest marker found; a prefix alone counts 0.
+        assert_eq!(
+            detector.candidates("[<function=x> <tool_call>"),
+            vec![(0, 11), (1, 11), (2, 0)]
+        );
     }
 }

@@ -213,6 +213,18 @@ pub struct Scanner {
     /// No content yet (only whitespace and reasoning): `Open::TextStart` rules may still match.
     at_text_start: bool,
     state: State,
+    /// Where the marker searched for last (a closing or inner marker) is known to be missing.
+    absent: Option<Absent>,
+}
+
+/// A marker known not to start anywhere in `from..upto` of the reply. The reply only grows, so
+/// this stays true. It keeps a missing closing marker from being searched for through the rest
+/// of the reply once per unclosed block (`<tool_call><tool_call>…` was quadratic).
+#[derive(Debug, Clone, Copy)]
+struct Absent {
+    marker: &'static str,
+    from: usize,
+    upto: usize,
 }
 
 /// Whether `marker` is at `at`: yes, no, or maybe (the text ends inside a prefix of it).
@@ -329,7 +341,33 @@ impl Scanner {
             body_reported: 0,
             at_text_start: true,
             state: State::Outside,
+            absent: None,
         }
+    }
+
+    /// [`find_marker`] from `pos`, skipping the stretch a previous search found `marker` absent
+    /// from (same result, each byte searched once however many blocks look for it).
+    fn find_from_pos(
+        &mut self,
+        bytes: &[u8],
+        marker: &'static str,
+        eof: bool,
+    ) -> Option<(usize, Match)> {
+        let from = match self.absent {
+            Some(a) if a.marker == marker && a.from <= self.pos => self.pos.max(a.upto),
+            _ => self.pos,
+        };
+        let hit = find_marker(bytes, from, marker, eof);
+        if !matches!(hit, Some((_, Match::Yes))) {
+            // No full match starts before the last `marker.len() - 1` bytes.
+            let upto = bytes.len().saturating_sub(marker.len().saturating_sub(1));
+            self.absent = Some(Absent {
+                marker,
+                from: self.pos,
+                upto: upto.max(from),
+            });
+        }
+        hit
     }
 
     /// Scans what `text` (the whole reply so far; it only ever grows) adds since the last call.
@@ -614,7 +652,7 @@ impl Scanner {
             Open::Marker(m) if r.kind == BlockKind::Call => Some(m),
             _ => None,
         };
-        let close_hit = close.and_then(|close| find_marker(bytes, self.pos, close, eof));
+        let close_hit = close.and_then(|close| self.find_from_pos(bytes, close, eof));
         // Only a reopening before the close matters: never scan past the close.
         let limit = close_hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
         let reopen_hit = if until_next {
@@ -689,7 +727,7 @@ impl Scanner {
         match phase {
             Phase::SeekAfter => {
                 // The inner marker must come before the rule's own opening marker recurs.
-                let hit = find_marker(bytes, self.pos, after, eof);
+                let hit = self.find_from_pos(bytes, after, eof);
                 let limit = hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
                 let again = reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, eof));
                 match (hit, again) {

@@ -4,13 +4,19 @@
 //! in its reply, and how results are fed back. One module per format; [`ProtocolSet`] lists them
 //! so the parser facade, the CLI and the app pick new formats up with no special cases.
 
+pub mod anthropic;
 pub mod balanced;
 pub mod calls;
 pub mod command_r;
+pub mod deepseek_v3;
+pub mod deepseek_v31;
+pub mod deepseek_v32;
 pub mod detect;
 pub mod framing;
 pub mod functionary_v31;
 pub mod functionary_v32;
+pub mod gemini;
+pub mod glm45;
 pub mod gpt_oss;
 pub mod granite;
 pub mod granite_20b_fc;
@@ -18,16 +24,29 @@ pub mod hermes;
 pub mod hunyuan;
 pub mod internlm2;
 pub mod jamba;
+mod json_document;
+pub mod json_strict;
+pub mod kimi_k2;
+pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod minimax_m1;
+pub mod minimax_m2;
 pub mod mistral;
 pub mod mistral_v11;
+pub mod openai_chat;
+pub mod openai_responses;
 pub mod phi4_mini;
+pub mod pylit;
+pub mod pythonic;
+pub mod qwen3_coder;
 mod schema_summary;
+pub mod seed_oss;
+pub mod step3;
 pub mod stream;
 pub mod vcp;
 pub mod xlam;
+pub mod xml_tag;
 
 use std::sync::{Arc, OnceLock};
 
@@ -133,7 +152,7 @@ impl Default for ProtocolSet {
 }
 
 impl ProtocolSet {
-    /// Every protocol built into the engine.
+    /// Every protocol built into the engine, in auto-detect priority order (ties only).
     pub fn standard() -> Self {
         Self::from_protocols(vec![
             Arc::new(vcp::VcpProtocol),
@@ -154,6 +173,25 @@ impl ProtocolSet {
             Arc::new(minimax_m1::MinimaxM1),
             Arc::new(granite_20b_fc::Granite20bFc),
             Arc::new(longcat::LongCat),
+            Arc::new(pythonic::Pythonic),
+            Arc::new(json_strict::JsonStrict),
+            Arc::new(xml_tag::XmlTag),
+            Arc::new(openai_chat::OpenAiChat),
+            Arc::new(anthropic::Anthropic),
+            Arc::new(openai_responses::OpenAiResponses),
+            Arc::new(gemini::Gemini),
+            // Before qwen3_coder: a Seed-OSS reply's <function=…> calls parse as both, and only
+            // seed_oss knows <seed:think> is reasoning.
+            Arc::new(seed_oss::SeedOss),
+            Arc::new(qwen3_coder::Qwen3Coder),
+            Arc::new(deepseek_v3::DeepSeekV3),
+            Arc::new(deepseek_v31::DeepSeekV31),
+            Arc::new(glm45::Glm45),
+            Arc::new(kimi_k2::KimiK2),
+            Arc::new(minimax_m2::MinimaxM2),
+            Arc::new(step3::Step3),
+            Arc::new(deepseek_v32::DeepSeekV32),
+            Arc::new(lfm2::Lfm2),
         ])
     }
 
@@ -180,8 +218,9 @@ impl ProtocolSet {
         self.protocols.iter()
     }
 
-    /// The protocols whose signature occurs in `text`, in priority order.
-    pub fn candidates(&self, text: &str) -> Vec<Arc<dyn Protocol>> {
+    /// The protocols whose signature occurs in `text`, in priority order, each with how
+    /// specific the evidence is (see [`detect::Detector::candidates`]).
+    pub fn candidates(&self, text: &str) -> Vec<(Arc<dyn Protocol>, usize)> {
         let detector = self.detector.get_or_init(|| {
             let signatures: Vec<_> = self.protocols.iter().map(|p| p.signature()).collect();
             detect::Detector::new(&signatures)
@@ -189,7 +228,7 @@ impl ProtocolSet {
         detector
             .candidates(text)
             .into_iter()
-            .filter_map(|i| self.protocols.get(i).cloned())
+            .filter_map(|(i, specificity)| Some((self.protocols.get(i).cloned()?, specificity)))
             .collect()
     }
 }
