@@ -218,35 +218,40 @@ pub fn push_json_calls(
     what: &str,
 ) {
     let body = text.get(span.start..span.end).unwrap_or_default();
+    let mut parsed = None;
     if body.trim_start().starts_with('[') {
-        if let Err(e) = serde_json::from_str::<Value>(body) {
-            // A broken list: decode element by element so one bad or cut-off call does not
-            // hide the good ones around it. Only a list of objects is worth that: anything
-            // else (a Python call list, prose in brackets) is one error, not one per comma.
-            let elements = super::balanced::element_spans(text, span);
-            let objects = elements
-                .first()
-                .is_some_and(|first| text.as_bytes().get(first.start) == Some(&b'{'));
-            if !objects {
-                parse_json(text, span, what, out);
+        // Parsed once here; a valid list goes on below without a second parse.
+        match serde_json::from_str::<Value>(body) {
+            Ok(value) => parsed = Some(value),
+            Err(e) => {
+                // A broken list: decode element by element so one bad or cut-off call does not
+                // hide the good ones around it. Only a list of objects is worth that: anything
+                // else (a Python call list, prose in brackets) is one error, not one per comma.
+                let elements = super::balanced::element_spans(text, span);
+                let objects = elements
+                    .first()
+                    .is_some_and(|first| text.as_bytes().get(first.start) == Some(&b'{'));
+                if !objects {
+                    parse_json(text, span, what, out);
+                    return;
+                }
+                warning(
+                    out,
+                    DiagnosticCode::InvalidJson,
+                    format!("{what} is not valid JSON ({e}); its calls are read one by one"),
+                    block_span,
+                );
+                for (index, element) in elements.into_iter().enumerate() {
+                    let label = format!("call {} of the list", index + 1);
+                    if let Some(value) = parse_json(text, element, &label, out) {
+                        push_one(out, text, element, format, value);
+                    }
+                }
                 return;
             }
-            warning(
-                out,
-                DiagnosticCode::InvalidJson,
-                format!("{what} is not valid JSON ({e}); its calls are read one by one"),
-                block_span,
-            );
-            for (index, element) in elements.into_iter().enumerate() {
-                let label = format!("call {} of the list", index + 1);
-                if let Some(value) = parse_json(text, element, &label, out) {
-                    push_one(out, text, element, format, value);
-                }
-            }
-            return;
         }
     }
-    let Some(value) = parse_json(text, span, what, out) else {
+    let Some(value) = parsed.or_else(|| parse_json(text, span, what, out)) else {
         return;
     };
     match value {
