@@ -59,30 +59,86 @@ pub fn parse(
     }
 }
 
-/// Parses with each format whose signature occurs in the reply (one pass finds them) and
-/// keeps the best: calls found, then the more specific signature (the longest marker found; a
+/// Parses with each format whose signature occurs in the reply (one pass finds them; a reply
+/// over 128 KiB is ranked on its first 64 KiB when that holds calls) and keeps the best: calls found, then the more specific signature (the longest marker found; a
 /// leading bracket counts least), then fewest errors, then most calls, then priority order. Any other format that
 /// also found calls is named in a warning instead of being dropped silently.
 fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
-    let mut outcomes: Vec<(&'static str, ParseOutput, usize)> = protocols
-        .candidates(text)
+    let candidates = protocols.candidates(text);
+    // A long reply is ranked on its beginning (formats do not change mid-reply), and only the
+    // winner parses the whole of it: detection then costs little more than the named parse.
+    if candidates.len() > 1 && text.len() > 2 * DETECTION_SAMPLE {
+        let mut cut = DETECTION_SAMPLE;
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let ranked = rank(&candidates, &text[..cut]);
+        if let Some((chosen, also)) = ranked
+            .filter(|(_, _, found)| *found)
+            .map(|(c, a, _)| (c, a))
+        {
+            let (protocol, _) = &candidates[chosen];
+            let output = parse_guarded(protocol.as_ref(), text);
+            return detected(protocol.id(), output, &also, text.len());
+        }
+    }
+    let outcomes: Vec<ParseOutput> = candidates
         .iter()
-        .map(|(p, specificity)| (p.id(), parse_guarded(p.as_ref(), text), *specificity))
+        .map(|(p, _)| parse_guarded(p.as_ref(), text))
         .collect();
+    match rank_outcomes(&candidates, &outcomes) {
+        Some((chosen, also)) => {
+            let id = candidates[chosen].0.id();
+            let output = outcomes.into_iter().nth(chosen).unwrap_or_default();
+            detected(id, output, &also, text.len())
+        }
+        None => report(
+            "none",
+            true,
+            ParseOutput {
+                content: text.trim().to_owned(),
+                ..ParseOutput::default()
+            },
+        ),
+    }
+}
+
+/// Bytes of a long reply that auto-detect ranks the candidate formats on.
+const DETECTION_SAMPLE: usize = 64 * 1024;
+
+/// Parses `text` with every candidate and ranks them: (winner, others that found calls,
+/// whether the winner found any).
+fn rank(
+    candidates: &[(std::sync::Arc<dyn Protocol>, usize)],
+    text: &str,
+) -> Option<(usize, Vec<&'static str>, bool)> {
+    let outcomes: Vec<ParseOutput> = candidates
+        .iter()
+        .map(|(p, _)| parse_guarded(p.as_ref(), text))
+        .collect();
+    let (chosen, also) = rank_outcomes(candidates, &outcomes)?;
+    Some((chosen, also, !outcomes[chosen].requests.is_empty()))
+}
+
+/// Calls found, then the most specific evidence (a format's own marker over one it shares,
+/// any marker over a leading bracket: a lenient cousin must not win a reply written in a
+/// stricter format's own tags), then fewest errors, then most calls; `min_by_key` keeps the
+/// first of equals, so priority order breaks the remaining ties.
+fn rank_outcomes(
+    candidates: &[(std::sync::Arc<dyn Protocol>, usize)],
+    outcomes: &[ParseOutput],
+) -> Option<(usize, Vec<&'static str>)> {
     let errors = |out: &ParseOutput| {
         out.diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
             .count()
     };
-    // Calls found, then the most specific evidence (a format's own marker over one it shares,
-    // any marker over a leading bracket: a lenient cousin must not win a reply written in a
-    // stricter format's own tags), then fewest errors, then most calls; min_by_key keeps the
-    // first of equals, so priority order breaks the remaining ties.
     let chosen = outcomes
         .iter()
+        .zip(candidates)
         .enumerate()
-        .min_by_key(|(_, (_, out, specificity))| {
+        .min_by_key(|(_, (out, (_, specificity)))| {
             (
                 out.requests.is_empty(),
                 std::cmp::Reverse(*specificity),
@@ -90,24 +146,19 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
                 std::cmp::Reverse(out.requests.len()),
             )
         })
-        .map(|(i, _)| i);
-    let Some(chosen) = chosen else {
-        return report(
-            "none",
-            true,
-            ParseOutput {
-                content: text.trim().to_owned(),
-                ..ParseOutput::default()
-            },
-        );
-    };
-    let also: Vec<&'static str> = outcomes
+        .map(|(i, _)| i)?;
+    let also = outcomes
         .iter()
+        .zip(candidates)
         .enumerate()
-        .filter(|(i, (_, out, _))| *i != chosen && !out.requests.is_empty())
-        .map(|(_, (id, _, _))| *id)
+        .filter(|(i, (out, _))| *i != chosen && !out.requests.is_empty())
+        .map(|(_, (_, (p, _)))| p.id())
         .collect();
-    let (id, mut output, _) = outcomes.swap_remove(chosen);
+    Some((chosen, also))
+}
+
+/// The report of a detected format, naming the other formats that also found calls.
+fn detected(id: &str, mut output: ParseOutput, also: &[&str], len: usize) -> ParseReport {
     if !also.is_empty() {
         output.diagnostics.push(Diagnostic {
             severity: Severity::Warning,
@@ -117,7 +168,7 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
                  format to choose",
                 also.join(", ")
             ),
-            span: Span::new(0, text.len()),
+            span: Span::new(0, len),
         });
     }
     report(id, true, output)
@@ -268,6 +319,25 @@ mod tests {
         .expect("auto");
         assert_eq!(v11.format, "mistral_v11");
         assert!(!v11.has_errors());
+    }
+
+    #[test]
+    fn long_replies_are_ranked_on_their_start_or_whole_when_calls_come_late() {
+        let set = ProtocolSet::standard();
+        let call = "<tool_call>\n{\"name\": \"echo_echo\", \"arguments\": {}}\n</tool_call>\n";
+        let prose = "Plain words without any markup at all. ".repeat(5_000);
+        let late = format!("{prose}{call}");
+        let report = parse(&set, &late, None).expect("auto");
+        assert_eq!(
+            (report.format.as_str(), report.requests.len()),
+            ("hermes", 1)
+        );
+        let early = format!("{call}{prose}{call}");
+        let report = parse(&set, &early, None).expect("auto");
+        assert_eq!(
+            (report.format.as_str(), report.requests.len()),
+            ("hermes", 2)
+        );
     }
 
     #[test]
