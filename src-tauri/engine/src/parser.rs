@@ -59,20 +59,22 @@ pub fn parse(
     }
 }
 
-/// Parses with each format whose signature occurs in the reply (one pass finds them; a reply
-/// over 128 KiB is ranked on its first 64 KiB when that holds calls) and keeps the best: calls found, then the more specific signature (the longest marker found; a
-/// leading bracket counts least), then fewest errors, then most calls, then priority order. Any other format that
-/// also found calls is named in a warning instead of being dropped silently.
+/// Parses with each format whose signature occurs in the reply (one pass finds them) and
+/// keeps the best: calls found, then the more specific signature (the longest marker found; a
+/// leading bracket counts least), then fewest errors, then most calls, then priority order.
+/// Any other format that also found calls is named in a warning instead of being dropped
+/// silently. A reply over 128 KiB is judged on its first 64 KiB when calls are found there.
 fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
-    let candidates = protocols.candidates(text);
-    // A long reply is ranked on its beginning (formats do not change mid-reply), and only the
+    // A long reply is judged on its beginning (formats do not change mid-reply), and only the
     // winner parses the whole of it: detection then costs little more than the named parse.
-    if candidates.len() > 1 && text.len() > 2 * DETECTION_SAMPLE {
+    if text.len() > 2 * DETECTION_SAMPLE {
         let mut cut = DETECTION_SAMPLE;
         while !text.is_char_boundary(cut) {
             cut += 1;
         }
-        let ranked = rank(&candidates, &text[..cut]);
+        let sample = &text[..cut];
+        let candidates = protocols.candidates(sample);
+        let ranked = rank(&candidates, sample);
         if let Some((chosen, also)) = ranked
             .filter(|(_, _, found)| *found)
             .map(|(c, a, _)| (c, a))
@@ -82,6 +84,7 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
             return detected(protocol.id(), output, &also, text.len());
         }
     }
+    let candidates = protocols.candidates(text);
     let outcomes: Vec<ParseOutput> = candidates
         .iter()
         .map(|(p, _)| parse_guarded(p.as_ref(), text))
