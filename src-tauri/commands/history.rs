@@ -1,17 +1,60 @@
 //! History commands: the durable run record, searchable, newest first, exportable as JSONL.
+//!
+//! The list the Executor shows is paged and carries [`HistorySummary`]s: everything a row,
+//! a re-run and an edit need (the request in full), without the result text, which is the bulk
+//! of an entry (up to the output cap each) and is not shown in the list. The full entries are
+//! in the JSONL export.
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 use tauri::State;
 use toolscope_engine::history::{History, HistoryEntry, SkippedLine};
+use toolscope_engine::{ErrorKind, ExecutionStatus};
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
 
+/// One recorded run as the history list shows it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct HistorySummary {
+    /// The entry's id (what a re-run names as its parent).
+    pub id: String,
+    pub parent_id: Option<String>,
+    /// When the entry was created, unix milliseconds.
+    pub timestamp_ms: i64,
+    /// Who ran it: `"cli"`, `"app"`, `"cycle"`, ...
+    pub origin: String,
+    /// Routing name of the call.
+    pub tool_name: String,
+    /// The call's arguments, in full (re-run and edit send them again).
+    pub args: Map<String, Value>,
+    pub status: ExecutionStatus,
+    /// The classified error of a failed run.
+    pub error_kind: Option<ErrorKind>,
+    pub duration_ms: f64,
+}
+
+impl From<HistoryEntry> for HistorySummary {
+    fn from(entry: HistoryEntry) -> Self {
+        Self {
+            error_kind: entry.result.error_kind(),
+            id: entry.id,
+            parent_id: entry.parent_id,
+            timestamp_ms: entry.timestamp_ms,
+            origin: entry.origin,
+            tool_name: entry.request.tool_name,
+            args: entry.request.args,
+            status: entry.result.status,
+            duration_ms: entry.result.duration_ms,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct HistoryPage {
-    /// Newest first.
-    pub entries: Vec<HistoryEntry>,
-    /// Entries matching the query before `limit` was applied.
+    /// Newest first: the matching entries from `offset`, at most `limit` of them.
+    pub entries: Vec<HistorySummary>,
+    /// Entries matching the query (before `offset` and `limit` were applied).
     pub total: u32,
     /// Lines of the file that could not be read (reported, never hidden).
     pub skipped: Vec<SkippedLine>,
@@ -44,32 +87,48 @@ fn matches(entry: &HistoryEntry, words: &[String]) -> bool {
     words.iter().all(|w| haystack.contains(w))
 }
 
+/// The entries matching `query` (every word, case-insensitive, in the name, arguments, result
+/// or error kind), newest first, from `offset` (0 when absent), at most `limit` (all when absent).
 #[tauri::command]
 #[specta::specta]
 pub async fn history_list(
     state: State<'_, AppState>,
     query: Option<String>,
+    offset: Option<u32>,
     limit: Option<u32>,
 ) -> Result<HistoryPage, CommandError> {
-    let loaded = load(&state)?;
+    Ok(page(load(&state)?, query.as_deref(), offset, limit))
+}
+
+fn page(
+    loaded: toolscope_engine::history::LoadedHistory,
+    query: Option<&str>,
+    offset: Option<u32>,
+    limit: Option<u32>,
+) -> HistoryPage {
     let words: Vec<String> = query
         .unwrap_or_default()
         .split_whitespace()
         .map(str::to_lowercase)
         .collect();
-    let mut entries: Vec<HistoryEntry> = loaded
-        .entries
-        .into_iter()
-        .rev()
-        .filter(|e| matches(e, &words))
-        .collect();
-    let total = u32::try_from(entries.len()).unwrap_or(u32::MAX);
-    entries.truncate(limit.map_or(usize::MAX, |l| l as usize));
-    Ok(HistoryPage {
+    let offset = offset.map_or(0, |o| o as usize);
+    let limit = limit.map_or(usize::MAX, |l| l as usize);
+    let mut total = 0_usize;
+    let mut entries = Vec::new();
+    for entry in loaded.entries.into_iter().rev() {
+        if !matches(&entry, &words) {
+            continue;
+        }
+        if total >= offset && entries.len() < limit {
+            entries.push(HistorySummary::from(entry));
+        }
+        total += 1;
+    }
+    HistoryPage {
         entries,
-        total,
+        total: u32::try_from(total).unwrap_or(u32::MAX),
         skipped: loaded.skipped,
-    })
+    }
 }
 
 /// Every readable entry as JSONL (one entry per line, oldest first), for saving or sharing.
@@ -85,4 +144,89 @@ pub async fn history_export(state: State<'_, AppState>) -> Result<String, Comman
         out.push('\n');
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use toolscope_engine::history::{LoadedHistory, RecordedRequest};
+    use toolscope_engine::{ParsedToolRequest, ToolExecutionResult};
+
+    use super::*;
+
+    fn loaded(names: &[&str]) -> LoadedHistory {
+        let entries = names
+            .iter()
+            .map(|name| {
+                let args = json!({"message": format!("hello {name}")});
+                let request = ParsedToolRequest::manual(
+                    (*name).to_owned(),
+                    args.as_object().cloned().unwrap_or_default(),
+                );
+                let result = ToolExecutionResult {
+                    request_id: request.request_id.clone(),
+                    tool_name: (*name).to_owned(),
+                    status: ExecutionStatus::Success,
+                    result: "x".repeat(10_000),
+                    duration_ms: 1.5,
+                    error: None,
+                    truncated: None,
+                };
+                HistoryEntry::new(None, "app", RecordedRequest::from(&request), result)
+            })
+            .collect();
+        LoadedHistory {
+            entries,
+            skipped: Vec::new(),
+        }
+    }
+
+    fn names(page: &HistoryPage) -> Vec<&str> {
+        page.entries.iter().map(|e| e.tool_name.as_str()).collect()
+    }
+
+    #[test]
+    fn pages_newest_first_from_an_offset() {
+        let all = ["a_one", "b_two", "c_three", "d_four", "e_five"];
+        let first = page(loaded(&all), None, None, Some(2));
+        assert_eq!(names(&first), ["e_five", "d_four"]);
+        assert_eq!(first.total, 5);
+        let second = page(loaded(&all), None, Some(2), Some(2));
+        assert_eq!(names(&second), ["c_three", "b_two"]);
+        let last = page(loaded(&all), None, Some(4), Some(2));
+        assert_eq!(names(&last), ["a_one"]);
+        let past = page(loaded(&all), None, Some(9), None);
+        assert!(past.entries.is_empty());
+        assert_eq!(past.total, 5);
+        assert_eq!(page(loaded(&all), None, None, None).entries.len(), 5);
+    }
+
+    #[test]
+    fn the_query_filters_before_paging() {
+        let all = [
+            "calc_eval",
+            "echo_echo",
+            "calc_eval",
+            "echo_echo",
+            "calc_eval",
+        ];
+        let found = page(loaded(&all), Some("CALC"), Some(1), Some(5));
+        assert_eq!(names(&found), ["calc_eval", "calc_eval"]);
+        assert_eq!(found.total, 3);
+    }
+
+    #[test]
+    fn summaries_keep_the_request_but_not_the_result_text() {
+        let found = page(loaded(&["echo_echo"]), None, None, None);
+        let summary = &found.entries[0];
+        assert_eq!(summary.args["message"], "hello echo_echo");
+        assert_eq!(summary.status, ExecutionStatus::Success);
+        assert_eq!(summary.error_kind, None);
+        let wire = serde_json::to_string(&found).expect("serialises");
+        assert!(
+            wire.len() < 1_000,
+            "{} bytes: the 10 kB result must stay out",
+            wire.len()
+        );
+    }
 }

@@ -1,11 +1,22 @@
-import { useRef, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import { DiscoveryPane } from "./features/discovery/DiscoveryPane";
-import { ExecutorPane } from "./features/executor/ExecutorPane";
-import { ParserPane } from "./features/parser/ParserPane";
 import { useWorkbench, WorkbenchProvider, type PaneId } from "./lib/workbench";
+import { lazyPane } from "./shell/lazyPane";
 import { StartupNotices } from "./shell/StartupNotices";
 import { ThemeSelect } from "./shell/ThemeSelect";
+
+// Discovery is what the window opens on; the other panes are chunks of their own.
+const parser = lazyPane("Parser", () => import("./features/parser/ParserPane").then((m) => m.ParserPane));
+const executor = lazyPane("Executor", () => import("./features/executor/ExecutorPane").then((m) => m.ExecutorPane));
+/** After the first pane is up, the others are fetched while the user reads it. */
+const PRELOAD_AFTER_MS = 1000;
+
+function preloadPanes() {
+  // A failure shows in the pane (with a retry) when it is opened.
+  parser.preload().catch(() => undefined);
+  executor.preload().catch(() => undefined);
+}
 
 const TABS = [
   { id: "discovery", label: "Discovery" },
@@ -24,10 +35,22 @@ export function App() {
   );
 }
 
-/** Header and the three workbench tabs; every pane stays mounted so nothing typed is lost. */
+/**
+ * Header and the three workbench tabs. A pane is mounted when first shown and then stays
+ * mounted, so nothing typed in it is lost.
+ */
 function Shell() {
   const { activePane: selected, showPane } = useWorkbench();
   const tabRefs = useRef(new Map<TabId, HTMLButtonElement>());
+  const [opened, setOpened] = useState<ReadonlySet<TabId>>(() => new Set([selected]));
+  if (!opened.has(selected)) setOpened(new Set(opened).add(selected));
+
+  useEffect(() => {
+    const timer = window.setTimeout(preloadPanes, PRELOAD_AFTER_MS);
+    return () => {
+      window.clearTimeout(timer);
+    };
+  }, []);
 
   const select = (id: TabId) => {
     showPane(id);
@@ -101,7 +124,7 @@ function Shell() {
             tabIndex={0}
             hidden={selected !== tab.id}
           >
-            <Panel id={tab.id} active={selected === tab.id} />
+            {opened.has(tab.id) && <Panel id={tab.id} active={selected === tab.id} />}
           </div>
         ))}
       </main>
@@ -114,8 +137,8 @@ function Panel({ id, active }: { id: TabId; active: boolean }) {
     case "discovery":
       return <DiscoveryPane active={active} />;
     case "parser":
-      return <ParserPane active={active} />;
+      return <parser.Pane active={active} />;
     case "executor":
-      return <ExecutorPane active={active} />;
+      return <executor.Pane active={active} />;
   }
 }

@@ -27,7 +27,11 @@ export const commands = {
 	cancelRun: (runId: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("cancel_run", { runId })),
 	/**  Answers a `confirmation_needed` event; false when nobody is waiting for it any more. */
 	answerConfirmation: (confirmationId: string, approve: boolean) => typedError<boolean, CommandError>(__TAURI_INVOKE("answer_confirmation", { confirmationId, approve })),
-	historyList: (query: string | null, limit: number | null) => typedError<HistoryPage, CommandError>(__TAURI_INVOKE("history_list", { query, limit })),
+	/**
+	 *  The entries matching `query` (every word, case-insensitive, in the name, arguments, result
+	 *  or error kind), newest first, from `offset` (0 when absent), at most `limit` (all when absent).
+	 */
+	historyList: (query: string | null, offset: number | null, limit: number | null) => typedError<HistoryPage, CommandError>(__TAURI_INVOKE("history_list", { query, offset, limit })),
 	/**  Every readable entry as JSONL (one entry per line, oldest first), for saving or sharing. */
 	historyExport: () => typedError<string, CommandError>(__TAURI_INVOKE("history_export")),
 	getSettings: () => typedError<Settings, CommandError>(__TAURI_INVOKE("get_settings")),
@@ -134,27 +138,32 @@ export type ExecutionError = {
 
 export type ExecutionStatus = "success" | "error";
 
-/**  One recorded run: one line of the history file. */
-export type HistoryEntry = {
-	/**  Unique id of this entry (uuid v4). */
+export type HistoryPage = {
+	/**  Newest first: the matching entries from `offset`, at most `limit` of them. */
+	entries: HistorySummary[],
+	/**  Entries matching the query (before `offset` and `limit` were applied). */
+	total: number,
+	/**  Lines of the file that could not be read (reported, never hidden). */
+	skipped: SkippedLine[],
+};
+
+/**  One recorded run as the history list shows it. */
+export type HistorySummary = {
+	/**  The entry's id (what a re-run names as its parent). */
 	id: string,
-	/**  The entry this one follows from (e.g. the previous step of a cycle), if any. */
-	parent_id?: string | null,
+	parent_id: string | null,
 	/**  When the entry was created, unix milliseconds. */
 	timestamp_ms: number,
 	/**  Who ran it: `"cli"`, `"app"`, `"cycle"`, ... */
 	origin: string,
-	request: RecordedRequest,
-	result: ToolExecutionResult,
-};
-
-export type HistoryPage = {
-	/**  Newest first. */
-	entries: HistoryEntry[],
-	/**  Entries matching the query before `limit` was applied. */
-	total: number,
-	/**  Lines of the file that could not be read (reported, never hidden). */
-	skipped: SkippedLine[],
+	/**  Routing name of the call. */
+	tool_name: string,
+	/**  The call's arguments, in full (re-run and edit send them again). */
+	args: { [key in string]: Value },
+	status: ExecutionStatus,
+	/**  The classified error of a failed run. */
+	error_kind: ErrorKind | null,
+	duration_ms: number | null,
 };
 
 export type Layout = {
@@ -244,16 +253,6 @@ export type ProtocolConfig = {
 export type ProtocolInfo = {
 	id: string,
 	label: string,
-};
-
-/**  The request half of a record: what was asked for, without parser positions. */
-export type RecordedRequest = {
-	request_id: string,
-	/**  Routing name `{toolId}_{methodName}`. */
-	tool_name: string,
-	args: { [key in string]: Value },
-	/**  Id of the protocol that produced the request (`"manual"` for hand-typed calls). */
-	format: string,
 };
 
 /**  One call block as it appeared while a reply streamed in. */

@@ -76,7 +76,8 @@ export const ipc = {
   cancelRun: (runId: string) => unwrap(commands.cancelRun(runId)),
   answerConfirmation: (confirmationId: string, approve: boolean) =>
     unwrap(commands.answerConfirmation(confirmationId, approve)),
-  historyList: (query: string | null, limit: number | null) => unwrap(commands.historyList(query, limit)),
+  historyList: (query: string | null, offset: number, limit: number) =>
+    unwrap(commands.historyList(query, offset, limit)),
   historyExport: () => unwrap(commands.historyExport()),
   getSettings: () => unwrap(commands.getSettings()),
   saveSettings: (...args: Parameters<typeof commands.saveSettings>) => unwrap(commands.saveSettings(...args)),

@@ -10,7 +10,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ManualCall, Value } from "../../lib/ipc";
 import { useWorkbench, WorkbenchProvider } from "../../lib/workbench";
 import { ExecutorPane } from "./ExecutorPane";
+import { stubLayout } from "../discovery/testing";
 import { deferred, entry, installBackend, result, WRITE_SCHEMA, type FakeBackend } from "./testBackend";
+import { HISTORY_ROW_HEIGHT } from "./HistoryRows";
+import { HISTORY_PAGE, REFRESH_PAGE } from "./useHistory";
 
 // codemirror-json-schema's ESM build uses extension-less relative imports, which vitest's Node
 // loader cannot resolve for an externalized dependency; the editor gets a recording stand-in here
@@ -531,6 +534,15 @@ describe("running", () => {
 });
 
 describe("history", () => {
+  // jsdom has no layout: give the virtualised list a 600 px viewport.
+  let restoreLayout: () => void = () => undefined;
+  beforeEach(() => {
+    restoreLayout = stubLayout();
+  });
+  afterEach(() => {
+    restoreLayout();
+  });
+
   const history = [
     entry("e1", "calculator_evaluate", { expression: "1+1" }, Date.UTC(2025, 0, 1, 10)),
     entry("e2", "workspace_write", { path: "x.txt" }, Date.UTC(2025, 0, 1, 11)),
@@ -614,5 +626,60 @@ describe("history", () => {
       expect(writeText).toHaveBeenCalledWith(jsonl);
     });
     expect(await screen.findByText("Copied")).toBeTruthy();
+  });
+
+  const many = (count: number) =>
+    Array.from({ length: count }, (_, i) => entry(`m${String(i)}`, "echo_echo", { message: `run ${String(i)}` }, Date.UTC(2025, 0, 1) + i));
+
+  it("keeps only the rows in view in the DOM and loads further pages as the list scrolls", async () => {
+    const backend = installBackend({ history: many(1000) });
+    renderPane();
+    const items = await screen.findAllByTestId("history-item");
+    // 600 px of 58 px rows plus overscan, not 100 (one page) nor 1,000.
+    expect(items.length).toBeLessThan(20);
+    expect(at(items, 0).textContent).toContain('{"message":"run 999"}');
+    expect(at(items, 0).getAttribute("aria-setsize")).toBe("1000");
+    expect(screen.getByText(/1,000 runs, 100 loaded/)).toBeTruthy();
+    expect(backend.argsOf("history_list")).toEqual([{ query: null, offset: 0, limit: HISTORY_PAGE }]);
+
+    const scroller = screen.getByTestId("history-list").parentElement;
+    if (!scroller) throw new Error("no scroller");
+    scroller.scrollTop = 90 * HISTORY_ROW_HEIGHT;
+    fireEvent.scroll(scroller);
+    await waitFor(() => {
+      expect(backend.argsOf("history_list")).toContainEqual({ query: null, offset: HISTORY_PAGE, limit: HISTORY_PAGE });
+    });
+    await screen.findByText(/1,000 runs, 200 loaded/);
+    const shown = screen.getAllByTestId("history-item");
+    expect(shown.length).toBeLessThan(25);
+    expect(shown.some((item) => item.textContent.includes('"run 909"'))).toBe(true);
+  });
+
+  it("after a run asks only for the newest entries and puts the new one on top", async () => {
+    const backend = installBackend({ history: many(150) });
+    backend.execute = ({ call }) => {
+      backend.history.push(entry("new-1", call.tool_name, call.args, Date.UTC(2025, 0, 2)));
+      return result({ tool_name: call.tool_name });
+    };
+    renderPane();
+    await screen.findByText(/150 runs, 100 loaded/);
+    await chooseTool("calculator_evaluate");
+    fireEvent.change(field("expression"), { target: { value: "1+2" } });
+    fireEvent.click(screen.getByTestId("executor-run"));
+    await screen.findByText(/151 runs, 101 loaded/);
+    expect(backend.argsOf("history_list").at(-1)).toEqual({ query: null, offset: 0, limit: REFRESH_PAGE });
+    const first = at(screen.getAllByTestId("history-item"), 0);
+    expect(first.getAttribute("data-tool-name")).toBe("calculator_evaluate");
+    expect(first.textContent).toContain('{"expression":"1+2"}');
+  });
+
+  it("starts over from the newest page when more runs were made elsewhere than a refresh asks for", async () => {
+    const backend = installBackend({ history: many(120) });
+    renderPane();
+    await screen.findByText(/120 runs, 100 loaded/);
+    backend.history.push(...many(REFRESH_PAGE + 5).map((e) => ({ ...e, id: `cli-${e.id}`, origin: "cli" })));
+    fireEvent.click(screen.getByRole("button", { name: "Refresh" }));
+    await screen.findByText(new RegExp(`${String(120 + REFRESH_PAGE + 5)} runs, ${String(REFRESH_PAGE)} loaded`));
+    expect(at(screen.getAllByTestId("history-item"), 0).textContent).toContain("cli");
   });
 });

@@ -7,7 +7,7 @@
 import { deepEquals, type ErrorSchema } from "@rjsf/utils";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from "react";
 
-import type { HistoryEntry } from "../../lib/ipc";
+import type { HistorySummary } from "../../lib/ipc";
 import { useWorkbench } from "../../lib/workbench";
 import { ArgsForm, formSchema, withDefaults } from "./ArgsForm";
 import { argsReducer, currentArgs, initialArgsState, type ArgsMode } from "./argsModel";
@@ -68,14 +68,6 @@ export function ExecutorPane({ active }: { active: boolean }) {
     dispatch({ type: "switch", mode: settings.preferredMode });
   }, [settings.preferredMode]);
 
-  useEffect(() => {
-    if (!active) return;
-    const timer = window.setTimeout(prefetchJsonEditor, 300);
-    return () => {
-      window.clearTimeout(timer);
-    };
-  }, [active]);
-
   const onToolNameChange = (next: string) => {
     setToolName(next);
     setRunNotice(null);
@@ -120,13 +112,20 @@ export function ExecutorPane({ active }: { active: boolean }) {
     run.run({ tool_name: name, args: parsed.args, parent_id: parentId });
   };
 
-  const rerun = (entry: HistoryEntry) => {
-    run.run({ tool_name: entry.request.tool_name, args: entry.request.args, parent_id: entry.id });
-  };
-
-  const edit = (entry: HistoryEntry) => {
-    loadIntoExecutor(entry.request.tool_name, entry.request.args, entry.id);
-  };
+  // Stable, so the memoised history list does not re-render on every edit of the arguments.
+  const runCall = run.run;
+  const rerun = useCallback(
+    (entry: HistorySummary) => {
+      runCall({ tool_name: entry.tool_name, args: entry.args, parent_id: entry.id });
+    },
+    [runCall],
+  );
+  const edit = useCallback(
+    (entry: HistorySummary) => {
+      loadIntoExecutor(entry.tool_name, entry.args, entry.id);
+    },
+    [loadIntoExecutor],
+  );
 
   // Keyboard: Ctrl/Cmd+Enter runs, Esc cancels — only while this pane is shown.
   const keys = useRef({ start, cancel: run.cancel, running: run.running !== null, asking: run.confirmation !== null });
@@ -220,6 +219,9 @@ export function ExecutorPane({ active }: { active: boolean }) {
                   onClick={() => {
                     switchMode(mode.id);
                   }}
+                  // The JSON editor (CodeMirror, about 800 kB) loads only for JSON mode: from the
+                  // moment the pointer or focus reaches its tab.
+                  {...(mode.id === "json" ? { onPointerEnter: prefetchJsonEditor, onFocus: prefetchJsonEditor } : {})}
                 >
                   {mode.label}
                 </button>

@@ -6,8 +6,8 @@ import type { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
 
 import type {
-  HistoryEntry,
   HistoryPage,
+  HistorySummary,
   ManualCall,
   RunEvent,
   Settings,
@@ -95,14 +95,17 @@ export function result(overrides: Partial<ToolExecutionResult> = {}): ToolExecut
   };
 }
 
-export function entry(id: string, toolName: string, args: Record<string, Value>, timestamp_ms: number): HistoryEntry {
+export function entry(id: string, toolName: string, args: Record<string, Value>, timestamp_ms: number): HistorySummary {
   return {
     id,
     parent_id: null,
     timestamp_ms,
     origin: "app",
-    request: { request_id: `req-${id}`, tool_name: toolName, args, format: "manual" },
-    result: result({ tool_name: toolName, request_id: `req-${id}` }),
+    tool_name: toolName,
+    args,
+    status: "success",
+    error_kind: null,
+    duration_ms: 3,
   };
 }
 
@@ -115,7 +118,8 @@ export interface ExecuteContext {
 export interface FakeBackend {
   tools: ToolView[];
   settings: Settings;
-  history: HistoryEntry[];
+  /** Oldest first, as in the history file. */
+  history: HistorySummary[];
   skipped: SkippedLine[];
   exportText: string;
   execute: (context: ExecuteContext) => ToolExecutionResult | Promise<ToolExecutionResult>;
@@ -154,9 +158,14 @@ export function installBackend(overrides: Partial<Omit<FakeBackend, "calls" | "a
         const words = typeof args.query === "string" ? args.query.toLowerCase().split(/\s+/) : [];
         const matching = [...backend.history]
           .reverse()
-          .filter((e) => words.every((w) => e.request.tool_name.toLowerCase().includes(w)));
+          .filter((e) => words.every((w) => e.tool_name.toLowerCase().includes(w)));
+        const offset = typeof args.offset === "number" ? args.offset : 0;
         const limit = typeof args.limit === "number" ? args.limit : matching.length;
-        const page: HistoryPage = { entries: matching.slice(0, limit), total: matching.length, skipped: backend.skipped };
+        const page: HistoryPage = {
+          entries: matching.slice(offset, offset + limit),
+          total: matching.length,
+          skipped: backend.skipped,
+        };
         return page;
       }
       case "history_export":

@@ -7,7 +7,7 @@
 import { Fragment, memo, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 import { annotateRange, excerptAt, excerptWindows, type Annotation, type Piece } from "./annotations";
-import { formatBytes, plural } from "./format";
+import { formatBytes, formatCount, plural } from "./format";
 import type { Selection } from "./selection";
 
 /** Replies up to this many UTF-8 bytes are rendered whole. */
@@ -136,7 +136,7 @@ function Excerpts({
               setLimit((n) => n + EXCERPT_PAGE);
             }}
           >
-            Show more excerpts ({(windows.length - limit).toLocaleString("en-US")} more)
+            Show more excerpts ({formatCount(windows.length - limit)} more)
           </button>
         </div>
       ) : null}

@@ -3,7 +3,7 @@ import { memo } from "react";
 
 import type { Diagnostic } from "../../lib/ipc";
 import type { Annotation } from "./annotations";
-import { plural } from "./format";
+import { formatCount, plural } from "./format";
 import type { Selection } from "./selection";
 import { usePagedList } from "./usePagedList";
 
@@ -37,7 +37,7 @@ export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annota
       </ol>
       {shown < diagnostics.length ? (
         <button type="button" className="button parser-more" onClick={showMore}>
-          Show more diagnostics ({(diagnostics.length - shown).toLocaleString("en-US")} more)
+          Show more diagnostics ({formatCount(diagnostics.length - shown)} more)
         </button>
       ) : null}
     </section>

@@ -5,7 +5,7 @@
 import { memo } from "react";
 
 import type { ParsedReply } from "../../lib/ipc";
-import { plural } from "./format";
+import { formatCount, plural } from "./format";
 import type { ShownError } from "./useParser";
 
 export function noCallsMessage(format: string, detected: boolean): string {
@@ -53,7 +53,7 @@ export const ParseSummary = memo(function ParseSummary({
             Format <code>{report.format}</code> {report.detected ? "(detected)" : "(chosen)"}
           </span>
           {" · "}
-          {plural(report.requests.length, "request")} ({valid.toLocaleString("en-US")} valid) · {plural(errors, "error")} ·{" "}
+          {plural(report.requests.length, "request")} ({formatCount(valid)} valid) · {plural(errors, "error")} ·{" "}
           {plural(warnings, "warning")}
         </p>
       ) : null}

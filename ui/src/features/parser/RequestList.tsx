@@ -7,7 +7,7 @@ import { memo, type MouseEvent } from "react";
 
 import type { ParsedToolRequest, RequestCheck, ToolExecutionResult } from "../../lib/ipc";
 import type { Annotation } from "./annotations";
-import { issueLines, plural, prettyJson } from "./format";
+import { formatCount, issueLines, plural, prettyJson } from "./format";
 import { ResultView } from "./ResultView";
 import type { Selection } from "./selection";
 import { usePagedList } from "./usePagedList";
@@ -51,7 +51,7 @@ export const RequestList = memo(function RequestList({ requests, checks, annotat
       </ol>
       {shown < requests.length ? (
         <button type="button" className="button parser-more" onClick={showMore}>
-          Show more requests ({(requests.length - shown).toLocaleString("en-US")} more)
+          Show more requests ({formatCount(requests.length - shown)} more)
         </button>
       ) : null}
     </section>

@@ -6,7 +6,7 @@
  */
 import { memo, useState } from "react";
 
-import { formatDuration } from "../../lib/format";
+import { formatCount, formatDuration } from "../../lib/format";
 import { ErrorNotice } from "./ParseSummary";
 import type { ReplayCallView, ReplayFrame } from "./replayModel";
 import { SPEEDS, useReplay } from "./useReplay";
@@ -122,10 +122,10 @@ function ReplayStatus({
 }) {
   return (
     <p className="parser-summary-line" role="status" data-testid="replay-progress" data-done={String(frame.done)}>
-      <code>{format}</code> in {deltaBytes}-byte deltas · {frame.fed.toLocaleString("en-US")} of{" "}
-      {frame.total.toLocaleString("en-US")} bytes ({frame.percent}%, {frame.deltas.toLocaleString("en-US")} deltas) ·{" "}
-      {frame.started.toLocaleString("en-US")} started, {frame.completed.toLocaleString("en-US")} complete
-      {frame.diagnostics.length > 0 ? ` · ${frame.diagnostics.length.toLocaleString("en-US")} diagnostics` : ""} · the
+      <code>{format}</code> in {deltaBytes}-byte deltas · {formatCount(frame.fed)} of{" "}
+      {formatCount(frame.total)} bytes ({frame.percent}%, {formatCount(frame.deltas)} deltas) ·{" "}
+      {formatCount(frame.started)} started, {formatCount(frame.completed)} complete
+      {frame.diagnostics.length > 0 ? ` · ${formatCount(frame.diagnostics.length)} diagnostics` : ""} · the
       engine streamed the whole reply in {formatDuration(elapsedMs)}
     </p>
   );
@@ -136,7 +136,7 @@ const ReplayCalls = memo(function ReplayCalls({ frame }: { frame: ReplayFrame })
   const hidden = frame.started - frame.calls.length;
   return (
     <>
-      {hidden > 0 ? <p className="muted">{hidden.toLocaleString("en-US")} earlier calls not listed.</p> : null}
+      {hidden > 0 ? <p className="muted">{formatCount(hidden)} earlier calls not listed.</p> : null}
       <ol className="parser-replay-calls">
         {frame.calls.map((call) => (
           <ReplayCall key={call.block} call={call} />

@@ -1,4 +1,5 @@
 /** Text helpers of the Parser pane: pretty JSON, durations, argument issues. */
+import { formatCount } from "../../lib/format";
 import type { ArgumentIssue, Value } from "../../lib/ipc";
 
 /** Longest result text that is re-indented as JSON; longer text is shown as it came. */
@@ -20,7 +21,7 @@ export function prettyText(text: string): string {
   }
 }
 
-export { formatDuration } from "../../lib/format";
+export { formatCount, formatDuration } from "../../lib/format";
 
 /** Schema issues as the engine words them: `- /path: message`, one a line. */
 export function issueLines(issues: readonly ArgumentIssue[] | undefined): string[] {
@@ -28,7 +29,7 @@ export function issueLines(issues: readonly ArgumentIssue[] | undefined): string
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
 
 export function formatBytes(bytes: number): string {
