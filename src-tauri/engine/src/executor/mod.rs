@@ -381,8 +381,21 @@ impl Executor {
         let mut task =
             tokio::spawn(async move { implementation.call(&method_name, args, ctx).await });
         let timeout = self.options.timeout;
+        let cancelled = || {
+            Failure::new(
+                ErrorKind::Cancelled,
+                format!("'{}' was cancelled", method.routing_name),
+            )
+        };
+        // Biased, cancellation first: the tool sees the same cancellation through its child
+        // token and may finish in the same instant; the run was still cancelled.
         let outcome = tokio::select! {
-            joined = &mut task => joined,
+            biased;
+            () = cancel.cancelled() => {
+                call_cancel.cancel();
+                task.abort();
+                return Err(cancelled());
+            }
             () = tokio::time::sleep(timeout) => {
                 call_cancel.cancel();
                 task.abort();
@@ -391,12 +404,12 @@ impl Executor {
                     format!("'{}' did not finish within {} ms", method.routing_name, timeout.as_millis()),
                 ));
             }
-            () = cancel.cancelled() => {
-                call_cancel.cancel();
-                task.abort();
-                return Err(Failure::new(ErrorKind::Cancelled, format!("'{}' was cancelled", method.routing_name)));
-            }
+            joined = &mut task => joined,
         };
+        // A tool that stopped with an error because the run was cancelled meanwhile.
+        if cancel.is_cancelled() && !matches!(outcome, Ok(Ok(_))) {
+            return Err(cancelled());
+        }
         match outcome {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(ToolFailure::Failed(message))) => {

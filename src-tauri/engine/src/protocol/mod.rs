@@ -16,6 +16,7 @@ pub mod framing;
 pub mod functionary_v31;
 pub mod functionary_v32;
 pub mod gemini;
+pub mod gemma;
 pub mod glm45;
 pub mod gpt_oss;
 pub mod granite;
@@ -34,9 +35,11 @@ pub mod minimax_m1;
 pub mod minimax_m2;
 pub mod mistral;
 pub mod mistral_v11;
+pub mod olmo3;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod phi4_mini;
+pub mod pylines;
 pub mod pylit;
 pub mod pythonic;
 pub mod qwen3_coder;
@@ -192,6 +195,8 @@ impl ProtocolSet {
             Arc::new(step3::Step3),
             Arc::new(deepseek_v32::DeepSeekV32),
             Arc::new(lfm2::Lfm2),
+            Arc::new(gemma::Gemma),
+            Arc::new(olmo3::Olmo3),
         ])
     }
 
