@@ -71,9 +71,7 @@ pub fn push_call_lines(out: &mut ParseOutput, text: &str, body: Span, id: &str) 
                         let message = e
                             .message
                             .strip_prefix("call 1")
-                            .map_or(e.message.clone(), |rest| {
-                                format!("the call on line {line}{rest}")
-                            });
+                            .map_or(e.message.clone(), |rest| format!("call {number}{rest}"));
                         (code, message)
                     };
                     let start = (offset + e.offset.saturating_sub(1)).min(offset + call.len());
