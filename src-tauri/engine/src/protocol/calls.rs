@@ -207,6 +207,38 @@ pub fn arguments(key: &str, value: Value) -> Result<Map<String, Value>, (Diagnos
     }
 }
 
+/// Decodes `text[json]` as the arguments object of a call to `name` (formats that write the
+/// name outside the JSON) and pushes the request, spanning `block`, or a diagnostic.
+pub fn push_named_call(
+    out: &mut ParseOutput,
+    text: &str,
+    block: Span,
+    json: Span,
+    format: &str,
+    name: &str,
+    id: Option<String>,
+) {
+    let what = format!("the arguments of '{name}'");
+    let Some(value) = parse_json(text, json, &what, out) else {
+        return;
+    };
+    match arguments("arguments", value) {
+        Ok(args) => push_request(
+            out,
+            text,
+            block,
+            format,
+            Call {
+                name: name.to_owned(),
+                args,
+                id,
+            },
+            false,
+        ),
+        Err((code, message)) => error(out, code, message, json),
+    }
+}
+
 /// Decodes `text[span]` as one call object or an array of them, pushing a request per call
 /// (spanned by its element when the span is an array) and a diagnostic per bad element.
 pub fn push_json_calls(

@@ -4,7 +4,7 @@
 //! `<function=name>{json arguments}</function>` per call; results come back in `ipython` turns
 //! like Llama 3.1's.
 
-use super::calls::{arguments, error, parse_json, push_request, Call};
+use super::calls::{error, push_named_call};
 use super::framing::{self, Block, Close, Framing, Rule, THINK};
 use super::{function_definitions, result_value, Protocol, ToolDefinitionInput};
 use crate::types::{DiagnosticCode, ParseOutput, Span, ToolExecutionResult};
@@ -93,24 +93,6 @@ impl Protocol for FunctionaryV31 {
             return;
         }
         let json = Span::new(block.body.start + gt + 1, block.body.end);
-        let what = format!("the arguments of '{name}'");
-        let Some(value) = parse_json(text, json, &what, out) else {
-            return;
-        };
-        match arguments("arguments", value) {
-            Ok(args) => push_request(
-                out,
-                text,
-                block.span,
-                self.id(),
-                Call {
-                    name: name.to_owned(),
-                    args,
-                    id: None,
-                },
-                false,
-            ),
-            Err((code, message)) => error(out, code, message, json),
-        }
+        push_named_call(out, text, block.span, json, self.id(), name, None);
     }
 }

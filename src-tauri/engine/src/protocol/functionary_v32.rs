@@ -4,7 +4,7 @@
 //! reply. `all` is the user (plain text, kept as content); any other recipient is a function
 //! whose arguments are the JSON that follows.
 
-use super::calls::{arguments, error, parse_json, push_request, Call};
+use super::calls::{error, push_named_call};
 use super::framing::{self, Block, Close, Framing, Rule, THINK};
 use super::{function_definitions, result_value, Protocol, ToolDefinitionInput};
 use crate::types::{DiagnosticCode, ParseOutput, Span, ToolExecutionResult};
@@ -88,24 +88,6 @@ impl Protocol for FunctionaryV32 {
             return;
         }
         let json = Span::new(block.body.start + rest_at, block.body.end);
-        let what = format!("the arguments of '{name}'");
-        let Some(value) = parse_json(text, json, &what, out) else {
-            return;
-        };
-        match arguments("arguments", value) {
-            Ok(args) => push_request(
-                out,
-                text,
-                block.span,
-                self.id(),
-                Call {
-                    name: name.to_owned(),
-                    args,
-                    id: None,
-                },
-                false,
-            ),
-            Err((code, message)) => error(out, code, message, json),
-        }
+        push_named_call(out, text, block.span, json, self.id(), name, None);
     }
 }

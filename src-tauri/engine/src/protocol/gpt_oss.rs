@@ -6,7 +6,7 @@
 //! Results go back as messages from the tool: `<|start|>functions.NAME to=assistant
 //! <|channel|>commentary<|message|>…<|end|>`.
 
-use super::calls::{arguments, error, parse_json, push_request, Call};
+use super::calls::{error, push_named_call};
 use super::framing::{self, Block, Close, Framing, Rule};
 use super::{function_definitions, result_value, Protocol, ToolDefinitionInput};
 use crate::types::{DiagnosticCode, ParseOutput, Span, ToolExecutionResult};
@@ -100,24 +100,6 @@ impl Protocol for GptOss {
             return;
         };
         let json = Span::new(block.body.start + message + MESSAGE.len(), block.body.end);
-        let what = format!("the arguments of '{name}'");
-        let Some(value) = parse_json(text, json, &what, out) else {
-            return;
-        };
-        match arguments("arguments", value) {
-            Ok(args) => push_request(
-                out,
-                text,
-                block.span,
-                self.id(),
-                Call {
-                    name: name.to_owned(),
-                    args,
-                    id: None,
-                },
-                false,
-            ),
-            Err((code, message)) => error(out, code, message, json),
-        }
+        push_named_call(out, text, block.span, json, self.id(), name, None);
     }
 }

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::balanced::Syntax;
-use super::calls::{arguments, error, parse_json, push_request, Call};
+use super::calls::{error, push_named_call};
 use super::framing::{self, Block, Close, Framing, Rule, THINK};
 use super::mistral::{available_tools, THINK_CLOSE, THINK_OPEN, TOOL_CALLS};
 use super::{result_value, Protocol, ToolDefinitionInput};
@@ -93,23 +93,6 @@ impl Protocol for MistralV11 {
             return;
         }
         let json = Span::new(block.body.start + args_at + ARGS.len(), block.body.end);
-        let Some(value) = parse_json(text, json, &format!("the arguments of '{name}'"), out) else {
-            return;
-        };
-        match arguments("[ARGS]", value) {
-            Ok(args) => push_request(
-                out,
-                text,
-                block.span,
-                self.id(),
-                Call {
-                    name: name.to_owned(),
-                    args,
-                    id,
-                },
-                false,
-            ),
-            Err((code, message)) => error(out, code, message, json),
-        }
+        push_named_call(out, text, block.span, json, self.id(), name, id);
     }
 }
