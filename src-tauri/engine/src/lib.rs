@@ -19,5 +19,5 @@ pub mod types;
 
 pub use config::ToolCallConfig;
 pub use registry::{Registry, RegistryError};
-pub use tool::{BoxFuture, CallContext, Tool, ToolFailure};
+pub use tool::{BoxFuture, CallContext, CallProgress, ProgressSink, Tool, ToolFailure};
 pub use types::*;

@@ -6,6 +6,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -15,8 +16,25 @@ use crate::types::ToolInfo;
 /// A boxed, sendable future; the return type of [`Tool::call`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// How far a long call has got, as its tool reports it (an MCP progress notification).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CallProgress {
+    pub request_id: String,
+    /// Grows with every report; its unit is the tool's.
+    pub progress: f64,
+    /// The value `progress` reaches when done, when the tool knows it.
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// Where progress reports of running calls go (the app streams them to the UI).
+pub trait ProgressSink: Send + Sync {
+    fn report(&self, progress: CallProgress);
+}
+
 /// What a running call can see besides its arguments.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct CallContext {
     /// Cancelled when the run is cancelled or times out. Tools with side effects outside the
     /// process (a remote server) watch it to propagate the cancel; in-process tools may ignore it
@@ -24,6 +42,37 @@ pub struct CallContext {
     pub cancel: CancellationToken,
     /// Id of the request being executed, for tools that log or correlate.
     pub request_id: String,
+    /// Set when someone is listening for progress of this call.
+    pub progress: Option<Arc<dyn ProgressSink>>,
+}
+
+impl CallContext {
+    /// Whether reporting progress reaches anyone (a tool can skip asking a server for it).
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    /// Reports progress of this call, if anyone listens.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        if let Some(sink) = &self.progress {
+            sink.report(CallProgress {
+                request_id: self.request_id.clone(),
+                progress,
+                total,
+                message,
+            });
+        }
+    }
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("request_id", &self.request_id)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 /// A failure reported by the tool itself.

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ParallelExecution, ToolCallConfig};
 use crate::registry::{RegisteredMethod, RegisteredTool, Registry};
-use crate::tool::{BoxFuture, CallContext, ToolFailure};
+use crate::tool::{BoxFuture, CallContext, ProgressSink, ToolFailure};
 use crate::types::{
     Annotations, ErrorKind, ExecutionError, ExecutionStatus, ParsedToolRequest,
     ToolExecutionResult, Truncation,
@@ -103,6 +103,7 @@ pub struct Executor {
     registry: Arc<Registry>,
     options: ExecutorOptions,
     confirmation: Option<Arc<dyn ConfirmationHook>>,
+    progress: Option<Arc<dyn ProgressSink>>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -110,6 +111,7 @@ impl std::fmt::Debug for Executor {
         f.debug_struct("Executor")
             .field("options", &self.options)
             .field("confirmation", &self.confirmation.is_some())
+            .field("progress", &self.progress.is_some())
             .finish()
     }
 }
@@ -137,11 +139,18 @@ impl Executor {
             registry,
             options,
             confirmation: None,
+            progress: None,
         }
     }
 
     pub fn with_confirmation(mut self, hook: Arc<dyn ConfirmationHook>) -> Self {
         self.confirmation = Some(hook);
+        self
+    }
+
+    /// Passes the progress that tools report (tagged with the request id) to `sink`.
+    pub fn with_progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
+        self.progress = Some(sink);
         self
     }
 
@@ -374,6 +383,7 @@ impl Executor {
         let ctx = CallContext {
             cancel: call_cancel.clone(),
             request_id: request.request_id.clone(),
+            progress: self.progress.clone(),
         };
         let method_name = method.meta.name.clone();
         // A task of its own: a panicking tool fails this run only.

@@ -47,6 +47,7 @@ impl Tool for Probe {
             source: ToolSource::Builtin,
             methods: vec![
                 meta("echo", read_only(), any.clone()),
+                meta("steps", read_only(), any.clone()),
                 meta("gate", read_only(), any.clone()),
                 meta("log", not_destructive, any.clone()),
                 meta("sleep", read_only(), any.clone()),
@@ -82,12 +83,22 @@ impl Tool for Probe {
         &'a self,
         method: &'a str,
         args: Map<String, Value>,
-        _ctx: CallContext,
+        ctx: CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
             let id = args.get("id").cloned().unwrap_or(Value::Null).to_string();
             match method {
                 "echo" | "typed" => Ok(Value::Object(args)),
+                "steps" => {
+                    for step in 1..=3 {
+                        ctx.report_progress(
+                            f64::from(step),
+                            Some(3.0),
+                            Some(format!("step {step}")),
+                        );
+                    }
+                    Ok(json!(ctx.wants_progress()))
+                }
                 "gate" => {
                     self.barrier.wait().await;
                     Ok(json!("through"))
@@ -502,4 +513,48 @@ async fn observed_batches_report_each_result_and_check_predicts_failures() {
     }
     // check() never runs the tool: a destructive method is not confirmed or executed.
     assert!(executor.check(&request("probe_wipe", json!({}))).is_none());
+}
+
+/// Collects what tools report, as the app's channel would.
+#[derive(Default)]
+struct ProgressLog(Mutex<Vec<crate::tool::CallProgress>>);
+
+impl ProgressSink for ProgressLog {
+    fn report(&self, progress: crate::tool::CallProgress) {
+        if let Ok(mut log) = self.0.lock() {
+            log.push(progress);
+        }
+    }
+}
+
+#[tokio::test]
+async fn progress_reports_reach_the_sink_tagged_with_the_request() {
+    let (executor, _) = setup(ExecutorOptions::default());
+    let sink = Arc::new(ProgressLog::default());
+    let executor = executor.with_progress(sink.clone());
+    let call = request("probe_steps", json!({}));
+    let result = executor.execute(&call, &CancellationToken::new()).await;
+    assert_eq!(result.result, "true", "{result:?}");
+    let log = sink.0.lock().expect("not poisoned");
+    let steps: Vec<(f64, Option<String>)> = log
+        .iter()
+        .map(|p| (p.progress, p.message.clone()))
+        .collect();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[2], (3.0, Some("step 3".into())));
+    assert!(log
+        .iter()
+        .all(|p| p.request_id == call.request_id && p.total == Some(3.0)));
+}
+
+#[tokio::test]
+async fn without_a_sink_progress_goes_nowhere() {
+    let (executor, _) = setup(ExecutorOptions::default());
+    let result = executor
+        .execute(
+            &request("probe_steps", json!({})),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(result.result, "false");
 }
