@@ -1,0 +1,401 @@
+//! One live connection to an MCP server: starting it, the client handler that receives its
+//! notifications, listing its tools, and noticing when it goes away.
+//!
+//! A stdio server is spawned by us (not by rmcp) so that its exit status and stderr are ours
+//! to report: "exited with status 3" and the last lines it printed say far more than "the
+//! connection closed". Progress notifications are routed by progress token to the call that
+//! asked, and `tools/list_changed` is passed on so the source can list again.
+
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
+    Tool as McpToolInfo,
+};
+// MCP logging is deprecated upstream (SEP-2577), but servers still send it and users want it.
+#[allow(deprecated)]
+use rmcp::model::LoggingMessageNotificationParam;
+use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio_util::sync::CancellationToken;
+use toolscope_engine::CallContext;
+
+use crate::config::{expand_variables, ConfigError, McpTransport};
+
+/// How many lines of a server's stderr and log messages are kept.
+const LOG_LINES: usize = 500;
+/// Longer lines are cut: a server printing one huge line must not fill the memory.
+const LOG_LINE_BYTES: usize = 2000;
+
+/// A bounded tail of what the server printed on stderr or sent as log messages.
+#[derive(Debug, Default)]
+pub struct ServerLog(Mutex<VecDeque<String>>);
+
+impl ServerLog {
+    pub fn push(&self, line: impl Into<String>) {
+        let mut line = line.into();
+        if line.len() > LOG_LINE_BYTES {
+            let mut cut = LOG_LINE_BYTES;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            line.truncate(cut);
+            line.push_str(" [cut]");
+        }
+        let mut lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if lines.len() == LOG_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// The last `n` lines, for an error message.
+    pub fn tail(&self, n: usize) -> Vec<String> {
+        let lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        lines
+            .iter()
+            .skip(lines.len().saturating_sub(n))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Looks up `${VAR}` values: the process environment, or a test's map.
+pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Running calls that asked for progress, by the token their request carried.
+pub type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, CallContext>>>;
+
+/// Receives what the server sends on its own.
+#[derive(Clone)]
+struct Handler {
+    progress: ProgressRoutes,
+    log: Arc<ServerLog>,
+    list_changed: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl ClientHandler for Handler {
+    async fn on_progress(
+        &self,
+        p: ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let target = self
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&p.progress_token)
+            .cloned();
+        if let Some(ctx) = target {
+            ctx.report_progress(p.progress, p.total, p.message);
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        (self.list_changed)();
+    }
+
+    #[allow(deprecated)] // MCP logging is deprecated upstream (SEP-2577) but servers still send it.
+    async fn on_logging_message(
+        &self,
+        p: LoggingMessageNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let data = match &p.data {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let logger = p
+            .logger
+            .as_deref()
+            .map(|l| format!(" {l}"))
+            .unwrap_or_default();
+        self.log
+            .push(format!("[log {:?}{logger}] {data}", p.level).to_lowercase());
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("toolscope", env!("CARGO_PKG_VERSION")).with_title("Toolscope"),
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("could not start '{command}': {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("the server did not complete the MCP handshake: {0}")]
+    Handshake(String),
+    #[error("the server did not answer the MCP handshake within {0} s")]
+    HandshakeTimeout(u64),
+    #[error("listing the server's tools failed: {0}")]
+    ListTools(String),
+    #[error("invalid header '{0}': {1}")]
+    Header(String, String),
+}
+
+/// What [`connect`] needs besides the transport.
+pub struct ConnectOptions {
+    pub handshake_timeout: Duration,
+    pub log: Arc<ServerLog>,
+    pub list_changed: Arc<dyn Fn() + Send + Sync>,
+    /// Called once when the connection ends by itself, with why (not on [`Connection::close`]).
+    pub closed: Arc<dyn Fn(String) + Send + Sync>,
+    pub env: EnvLookup,
+}
+
+/// A connected server.
+pub struct Connection {
+    pub peer: Peer<RoleClient>,
+    pub progress: ProgressRoutes,
+    /// "name version" of the server, as it introduced itself.
+    pub server: Option<String>,
+    shutdown: CancellationToken,
+}
+
+impl Connection {
+    /// Ends the session (stdio: closes the pipes, then stops the process).
+    pub fn close(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// Every tool the server lists, following pagination.
+    pub async fn list_tools(&self) -> Result<Vec<McpToolInfo>, ConnectError> {
+        self.peer
+            .list_all_tools()
+            .await
+            .map_err(|e| ConnectError::ListTools(e.to_string()))
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// Starts (stdio) or reaches (HTTP) the server and completes the MCP handshake.
+pub async fn connect(
+    transport: &McpTransport,
+    options: ConnectOptions,
+) -> Result<Connection, ConnectError> {
+    let progress: ProgressRoutes = Arc::default();
+    let handler = Handler {
+        progress: Arc::clone(&progress),
+        log: Arc::clone(&options.log),
+        list_changed: Arc::clone(&options.list_changed),
+    };
+    let shutdown = CancellationToken::new();
+    let lookup = |name: &str| (options.env)(name);
+    let timeout = options.handshake_timeout;
+    let service = match transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let command = expand_variables(command, "command", &lookup)?;
+            let mut cmd = tokio::process::Command::new(&command);
+            for (i, arg) in args.iter().enumerate() {
+                cmd.arg(expand_variables(arg, &format!("args[{i}]"), &lookup)?);
+            }
+            for (key, value) in env {
+                cmd.env(
+                    key,
+                    expand_variables(value, &format!("env.{key}"), &lookup)?,
+                );
+            }
+            if let Some(cwd) = cwd {
+                cmd.current_dir(expand_variables(cwd, "cwd", &lookup)?);
+            }
+            cmd.stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true);
+            let mut child = cmd.spawn().map_err(|e| ConnectError::Spawn {
+                command: command.clone(),
+                reason: e.to_string(),
+            })?;
+            let (Some(stdout), Some(stdin), stderr) =
+                (child.stdout.take(), child.stdin.take(), child.stderr.take())
+            else {
+                return Err(ConnectError::Spawn {
+                    command,
+                    reason: "its pipes could not be opened".into(),
+                });
+            };
+            let stderr_done = CancellationToken::new();
+            if let Some(stderr) = stderr {
+                let (log, done) = (Arc::clone(&options.log), stderr_done.clone());
+                tokio::spawn(async move {
+                    let mut lines = BufReader::new(stderr).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        log.push(line);
+                    }
+                    done.cancel();
+                });
+            } else {
+                stderr_done.cancel();
+            }
+            watch_child(
+                child,
+                shutdown.clone(),
+                stderr_done,
+                Arc::clone(&options.closed),
+            );
+            handshake(handler, (stdout, stdin), timeout, &shutdown).await?
+        }
+        McpTransport::Http { url, headers } => {
+            let url = expand_variables(url, "url", &lookup)?;
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                let value = expand_variables(value, &format!("headers.{name}"), &lookup)?;
+                let header = http::HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|e| ConnectError::Header(name.clone(), e.to_string()))?;
+                // The value is a secret more often than not: its text stays out of the error.
+                let value = http::HeaderValue::from_str(&value).map_err(|_| {
+                    ConnectError::Header(
+                        name.clone(),
+                        "the value has characters a header cannot carry".into(),
+                    )
+                })?;
+                custom.insert(header, value);
+            }
+            let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+            let service = handshake(
+                handler,
+                StreamableHttpClientTransport::from_config(config),
+                timeout,
+                &shutdown,
+            )
+            .await?;
+            service
+        }
+    };
+    let server = service.peer_info().and_then(|info| {
+        info.server_info
+            .as_ref()
+            .map(|s| format!("{} {}", s.name, s.version))
+    });
+    let peer = service.peer().clone();
+    // A stdio server's end is reported by its process watcher, with the exit status; the
+    // session only speaks if the process outlives its pipes.
+    let grace = match transport {
+        McpTransport::Stdio { .. } => Duration::from_secs(1),
+        McpTransport::Http { .. } => Duration::ZERO,
+    };
+    watch_session(service, shutdown.clone(), grace, options.closed);
+    Ok(Connection {
+        peer,
+        progress,
+        server,
+        shutdown,
+    })
+}
+
+async fn handshake<T, E, A>(
+    handler: Handler,
+    transport: T,
+    timeout: Duration,
+    shutdown: &CancellationToken,
+) -> Result<RunningService<RoleClient, Handler>, ConnectError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let started = tokio::select! {
+        () = shutdown.cancelled() => return Err(ConnectError::Handshake("the server exited".into())),
+        started = tokio::time::timeout(timeout, handler.serve(transport)) => started,
+    };
+    match started {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(e)) => Err(ConnectError::Handshake(e.to_string())),
+        Err(_) => Err(ConnectError::HandshakeTimeout(timeout.as_secs())),
+    }
+}
+
+/// Ends the session when `shutdown` fires, and reports a session that ended by itself.
+fn watch_session(
+    service: RunningService<RoleClient, Handler>,
+    shutdown: CancellationToken,
+    grace: Duration,
+    closed: Arc<dyn Fn(String) + Send + Sync>,
+) {
+    let token = service.cancellation_token();
+    tokio::spawn(async move {
+        let mut waiting = std::pin::pin!(service.waiting());
+        tokio::select! {
+            () = shutdown.cancelled() => {
+                token.cancel();
+                let _ = waiting.await;
+            }
+            quit = &mut waiting => {
+                tokio::time::sleep(grace).await;
+                if !shutdown.is_cancelled() {
+                    let why = match quit {
+                        Ok(rmcp::service::QuitReason::JoinError(e)) | Err(e) => format!("the MCP session failed: {e}"),
+                        Ok(_) => "the server closed the connection".to_owned(),
+                    };
+                    shutdown.cancel();
+                    closed(why);
+                }
+            }
+        }
+    });
+}
+
+/// Stops the process when the session ends, and reports an exit nobody asked for.
+fn watch_child(
+    mut child: tokio::process::Child,
+    shutdown: CancellationToken,
+    stderr_done: CancellationToken,
+    closed: Arc<dyn Fn(String) + Send + Sync>,
+) {
+    tokio::spawn(async move {
+        tokio::select! {
+            status = child.wait() => {
+                let unexpected = !shutdown.is_cancelled();
+                shutdown.cancel();
+                if unexpected {
+                    // Let the last stderr lines land in the log before the status is reported.
+                    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_done.cancelled()).await;
+                    let why = match status {
+                        Ok(status) => match status.code() {
+                            Some(code) => format!("the server process exited with status {code}"),
+                            None => format!("the server process was stopped ({status})"),
+                        },
+                        Err(e) => format!("the server process could not be watched: {e}"),
+                    };
+                    closed(why);
+                }
+            }
+            () = shutdown.cancelled() => {
+                // The pipes close with the session; a server that ignores that is stopped.
+                if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
+                    let _ = child.start_kill();
+                    let _ = child.wait().await;
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,152 @@
+//! A connected MCP server as an engine [`Tool`]: its MCP tools are the methods, and a call
+//! is a `tools/call` on the live connection.
+//!
+//! Cancellation: the executor cancels `ctx.cancel` and then drops this future (on Esc, on its
+//! timeout). Either way the server hears `notifications/cancelled` for the request: a guard
+//! sends it when the future is dropped before the response arrived.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, RequestId,
+    ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
+use rmcp::RoleClient;
+use serde_json::{Map, Value};
+use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure, ToolInfo};
+
+use crate::result::into_value;
+use crate::sources::Source;
+
+pub(crate) struct McpTool {
+    pub(crate) source: Arc<Source>,
+    pub(crate) info: ToolInfo,
+}
+
+impl Tool for McpTool {
+    fn info(&self) -> ToolInfo {
+        self.info.clone()
+    }
+
+    fn call<'a>(
+        &'a self,
+        method: &'a str,
+        args: Map<String, Value>,
+        ctx: CallContext,
+    ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
+        Box::pin(async move {
+            let (connection, mcp_name) = self.source.route(method)?;
+            let params = CallToolRequestParams::new(mcp_name).with_arguments(args);
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+            let handle = connection
+                .peer
+                .send_cancellable_request(request, PeerRequestOptions::no_options())
+                .await
+                .map_err(|e| self.source.call_failure(e))?;
+            let progress =
+                ProgressRoute::new(&connection.progress, handle.progress_token.clone(), &ctx);
+            let mut abandoned = AbandonGuard {
+                peer: Some(handle.peer.clone()),
+                id: handle.id.clone(),
+            };
+            let response = handle.await_response().await;
+            abandoned.peer = None;
+            drop(progress);
+            match response {
+                Ok(ServerResult::CallToolResult(result)) => into_value(result),
+                Ok(other) => Err(ToolFailure::Failed(format!(
+                    "the server answered tools/call with something else: {}",
+                    serde_json::to_string(&other).unwrap_or_default()
+                ))),
+                Err(e) => Err(self.source.call_failure(e)),
+            }
+        })
+    }
+}
+
+/// Routes progress notifications of one request to its call while it runs.
+struct ProgressRoute<'a> {
+    routes: &'a crate::connection::ProgressRoutes,
+    token: rmcp::model::ProgressToken,
+}
+
+impl<'a> ProgressRoute<'a> {
+    fn new(
+        routes: &'a crate::connection::ProgressRoutes,
+        token: rmcp::model::ProgressToken,
+        ctx: &CallContext,
+    ) -> Option<Self> {
+        if !ctx.wants_progress() {
+            return None;
+        }
+        routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(token.clone(), ctx.clone());
+        Some(Self { routes, token })
+    }
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        self.routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.token);
+    }
+}
+
+/// Sends `notifications/cancelled` if the call is dropped before its response arrived.
+struct AbandonGuard {
+    peer: Option<Peer<RoleClient>>,
+    id: RequestId,
+}
+
+impl Drop for AbandonGuard {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else { return };
+        let params = CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some("cancelled in Toolscope".to_owned()),
+        );
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer.notify_cancelled(params).await;
+            });
+        }
+    }
+}
+
+/// How a failed request reads, with what the server printed last when it went away.
+pub(crate) fn describe(error: &ServiceError) -> (bool, String) {
+    match error {
+        ServiceError::McpError(data) => (
+            false,
+            format!(
+                "the server refused the call: {} (code {})",
+                data.message, data.code.0
+            ),
+        ),
+        ServiceError::TransportClosed => (
+            true,
+            "the connection to the server closed during the call".to_owned(),
+        ),
+        ServiceError::TransportSend(e) => (true, format!("the request could not be sent: {e}")),
+        ServiceError::Cancelled { reason } => (
+            false,
+            format!(
+                "the request was cancelled{}",
+                reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            ),
+        ),
+        ServiceError::Timeout { timeout } => (
+            false,
+            format!("no answer within {} ms", timeout.as_millis()),
+        ),
+        other => (true, other.to_string()),
+    }
+}
