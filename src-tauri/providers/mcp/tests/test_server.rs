@@ -1,0 +1,321 @@
+//! The provider against a real MCP server process: our own test server on rmcp's server side.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+use toolscope_engine::ErrorKind;
+use toolscope_mcp::sources::{SourceFiles, SourceOptions};
+use toolscope_mcp::{McpSources, SourceStatus};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_tools_with_mapped_names_schemas_and_annotations_and_calls_them() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("test", &[])).await;
+    let tool = registry
+        .get("test")
+        .expect("registered under the server name");
+    let names: Vec<&str> = tool.methods.iter().map(|m| m.meta.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "echo-text",
+            "slow-op",
+            "crash",
+            "fail",
+            "rich",
+            "add-tool",
+            "get-x",
+            "get-x-2"
+        ]
+    );
+    let echo = tool.method("echo-text").expect("mapped");
+    assert_eq!(echo.meta.annotations.read_only, Some(true));
+    assert_eq!(echo.meta.parameters["required"], json!(["text"]));
+    assert!(echo.meta.description.contains("MCP tool name: echo_text"));
+    assert!(tool
+        .method("rich")
+        .and_then(|m| m.meta.output_schema.clone())
+        .is_some());
+    assert_eq!(
+        tool.method("crash")
+            .map(|m| m.meta.annotations.is_destructive()),
+        Some(true)
+    );
+
+    let executor = executor(&registry, Duration::from_secs(10));
+    let result = run(&executor, "test_echo-text", json!({"text": "héllo"})).await;
+    assert_eq!(result.result, "héllo", "{result:?}");
+    assert_eq!(
+        run(&executor, "test_get-x", json!({})).await.result,
+        "from get_x"
+    );
+    assert_eq!(
+        run(&executor, "test_get-x-2", json!({})).await.result,
+        "from get-x"
+    );
+    let rich = run(&executor, "test_rich", json!({})).await;
+    let value: serde_json::Value =
+        serde_json::from_str(&rich.result).expect("rich results are JSON");
+    assert_eq!(value["content"][1]["type"], "image");
+    assert_eq!(value["structuredContent"], json!({"sum": 3}));
+    let failed = run(&executor, "test_fail", json!({})).await;
+    assert_eq!(failed.error_kind(), Some(ErrorKind::ToolError));
+    assert_eq!(failed.result, "the tool failed on purpose");
+    assert!(sources
+        .log("test")
+        .expect("known")
+        .iter()
+        .any(|l| l.contains("testserver ready")));
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schema_violations_are_caught_before_the_server_and_refusals_after() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("test", &[])).await;
+    let executor = executor(&registry, Duration::from_secs(10));
+    let invalid = run(&executor, "test_echo-text", json!({"text": 5})).await;
+    assert_eq!(invalid.error_kind(), Some(ErrorKind::InvalidArgs));
+    assert!(invalid
+        .error
+        .as_ref()
+        .is_some_and(|e| e.issues.iter().any(|i| i.path == "/text")));
+    // Straight to the tool, past validation: the server itself refuses.
+    let (tool, _) = registry.resolve("test_echo-text").expect("resolves");
+    let refused = tool
+        .tool
+        .call("echo-text", args(json!({"text": 5})), Default::default())
+        .await;
+    assert!(
+        matches!(&refused, Err(toolscope_engine::ToolFailure::Failed(m)) if m.contains("refused") && m.contains("'text'")),
+        "{refused:?}"
+    );
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_reaches_the_sink_and_a_timeout_cancels_the_server_side_work() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("test", &[])).await;
+    let progress = Arc::new(ProgressLog::default());
+    let quick = executor(&registry, Duration::from_secs(10)).with_progress(progress.clone());
+    let done = run(&quick, "test_slow-op", json!({"seconds": 0.3})).await;
+    assert_eq!(done.result, "slept 0.3 s", "{done:?}");
+    let reports = progress.0.lock().expect("not poisoned").clone();
+    assert_eq!(reports.len(), 3, "{reports:?}");
+    assert_eq!((reports[2].progress, reports[2].total), (3.0, Some(3.0)));
+    assert_eq!(reports[0].message.as_deref(), Some("step 1 of 3"));
+    assert!(reports
+        .iter()
+        .all(|r| r.request_id == reports[0].request_id));
+
+    let impatient = executor(&registry, Duration::from_millis(400));
+    let timed_out = run(&impatient, "test_slow-op", json!({"seconds": 30})).await;
+    assert_eq!(timed_out.error_kind(), Some(ErrorKind::Timeout));
+    let heard = eventually(Duration::from_secs(5), || {
+        sources
+            .log("test")
+            .unwrap_or_default()
+            .iter()
+            .any(|l| l.contains("slow_op cancelled"))
+    })
+    .await;
+    assert!(
+        heard,
+        "the server never saw the cancel: {:?}",
+        sources.log("test")
+    );
+    // The connection is fine afterwards.
+    assert_eq!(
+        run(&quick, "test_echo-text", json!({"text": "still here"}))
+            .await
+            .result,
+        "still here"
+    );
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_mid_call_is_a_clear_transport_error_and_reconnect_works() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("test", &[])).await;
+    let executor = executor(&registry, Duration::from_secs(10));
+    let crashed = run(&executor, "test_crash", json!({})).await;
+    assert_eq!(
+        crashed.error_kind(),
+        Some(ErrorKind::Transport),
+        "{crashed:?}"
+    );
+    let failed = eventually(Duration::from_secs(5), || {
+        matches!(
+            sources.state("test").map(|s| s.status),
+            Ok(SourceStatus::Failed { .. })
+        )
+    })
+    .await;
+    assert!(failed);
+    let Ok(SourceStatus::Failed { reason }) = sources.state("test").map(|s| s.status) else {
+        unreachable!()
+    };
+    assert!(
+        reason.contains("status 3") && reason.contains("crashing on purpose"),
+        "{reason}"
+    );
+    let after = run(&executor, "test_echo-text", json!({"text": "x"})).await;
+    assert_eq!(after.error_kind(), Some(ErrorKind::Transport));
+    assert!(
+        after.result.contains("not connected") && after.result.contains("reconnect"),
+        "{}",
+        after.result
+    );
+    assert!(
+        registry.get("test").is_some(),
+        "the last listing stays visible"
+    );
+
+    let state = sources.reconnect("test").await.expect("known");
+    assert!(
+        matches!(state.status, SourceStatus::Ready { .. }),
+        "{:?}",
+        state.status
+    );
+    assert_eq!(
+        run(&executor, "test_echo-text", json!({"text": "back"}))
+            .await
+            .result,
+        "back"
+    );
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_refreshes_the_registry() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("test", &[])).await;
+    let executor = executor(&registry, Duration::from_secs(10));
+    let generation = registry.generation();
+    assert_eq!(
+        run(&executor, "test_add-tool", json!({})).await.result,
+        "added added_1"
+    );
+    let refreshed = eventually(Duration::from_secs(5), || {
+        registry
+            .get("test")
+            .is_some_and(|t| t.method("added-1").is_some())
+    })
+    .await;
+    assert!(refreshed, "the new tool never appeared");
+    assert!(registry.generation() > generation);
+    assert_eq!(
+        run(&executor, "test_added-1", json!({})).await.result,
+        "added_1 ran"
+    );
+    assert!(matches!(
+        sources.state("test").map(|s| s.status),
+        Ok(SourceStatus::Ready { tools: 9, .. })
+    ));
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_tools_are_listed_across_pages() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("big", &["--tools", "1000"])).await;
+    assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(1008));
+    assert!(registry.resolve("big_generated-0999").is_ok());
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_that_cannot_start_fail_with_the_reason() {
+    let (registry, sources) = sources();
+    sources
+        .add(test_server("refuses", &["--fail-to-start"]))
+        .await
+        .expect("adds");
+    let state = sources.approve("refuses").await.expect("known");
+    let SourceStatus::Failed { reason } = state.status else {
+        panic!("{:?}", state.status)
+    };
+    assert!(reason.contains("refusing to start"), "{reason}");
+
+    sources
+        .add(stdio("missing", "/nonexistent/mcp-server", &[]))
+        .await
+        .expect("adds");
+    let state = sources.approve("missing").await.expect("known");
+    let SourceStatus::Failed { reason } = state.status else {
+        panic!("{:?}", state.status)
+    };
+    assert!(
+        reason.contains("could not start '/nonexistent/mcp-server'"),
+        "{reason}"
+    );
+    assert!(registry.get("refuses").is_none() && registry.get("missing").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_that_clash_are_refused_and_the_list_and_approvals_persist() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let registry = Arc::new(toolscope_engine::Registry::new());
+    toolscope_engine::builtin::register_all(
+        &registry,
+        &toolscope_engine::builtin::BuiltinOptions {
+            workspace_root: dir.path().join("ws"),
+        },
+    )
+    .expect("built-ins");
+    let open = || {
+        McpSources::open(
+            Arc::clone(&registry),
+            SourceOptions::default(),
+            SourceFiles::in_dir(dir.path()),
+        )
+    };
+    let (sources, warnings) = open();
+    assert!(warnings.is_empty());
+    let clash = sources.add(test_server("echo", &[])).await;
+    assert!(
+        matches!(
+            clash,
+            Err(toolscope_mcp::sources::SourceError::ToolIdTaken { .. })
+        ),
+        "{clash:?}"
+    );
+    ready(&sources, test_server("test", &[])).await;
+    let twin = sources.add(test_server("test", &["--tools", "1"])).await;
+    assert!(matches!(
+        twin,
+        Err(toolscope_mcp::sources::SourceError::Duplicate(_))
+    ));
+    sources.shutdown();
+    registry.unregister("test");
+    drop(sources);
+
+    let (again, warnings) = open();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(again.states().len(), 1);
+    again.start_all().await;
+    let state = again.state("test").expect("kept");
+    assert!(
+        matches!(state.status, SourceStatus::Ready { .. }),
+        "approval was kept: {:?}",
+        state.status
+    );
+    // Changing the command line asks again.
+    let mut changed = test_server("test", &["--tools", "2"]);
+    changed.enabled = true;
+    let state = again.update("test", changed).await.expect("updates");
+    assert!(
+        matches!(state.status, SourceStatus::AwaitingApproval { .. }),
+        "{:?}",
+        state.status
+    );
+    again.remove("test").expect("removes");
+    assert!(registry.get("test").is_none());
+    again.shutdown();
+}
