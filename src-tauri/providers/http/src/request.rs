@@ -105,7 +105,8 @@ fn prepare(
 ) -> Result<reqwest::Request, ToolFailure> {
     let mut url = endpoint.url.expand(&args).map_err(ToolFailure::Failed)?;
     for name in endpoint.url.placeholders() {
-        args.remove(name);
+        // Keeps the other arguments in the order they were given (query and body order).
+        args.shift_remove(name);
     }
     let mut headers = HeaderMap::new();
     for (name, template) in &endpoint.headers {
