@@ -154,4 +154,10 @@ mod tests {
             .expect_err("empty")
             .contains("empty"));
     }
+
+    #[test]
+    fn the_default_source_is_the_process_environment() {
+        let from_std = std::env::var("PATH").ok().filter(|v| !v.is_empty());
+        assert_eq!(EnvSource::default().require("PATH", "test").ok(), from_std);
+    }
 }

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod calls;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
