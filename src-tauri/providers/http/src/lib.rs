@@ -27,5 +27,5 @@ pub use reqwest;
 pub use secrets::{EnvSource, REDACTED};
 pub use store::{delete_definition, save_definition, StoreError};
 pub use tool::HttpTool;
-pub use toolset::{DefinitionProblem, HttpToolSet, ReloadReport};
+pub use toolset::{ClientSetupError, DefinitionProblem, HttpToolSet, ReloadReport};
 pub use watch::DirectoryWatch;

@@ -57,7 +57,13 @@ impl From<DefinitionError> for DefinitionProblem {
     }
 }
 
-/// What a reload changed. Tool ids are sorted.
+/// The HTTP client could not be set up (TLS backend, system configuration).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot set up the HTTP client for HTTP tools: {0}")]
+pub struct ClientSetupError(#[source] reqwest::Error);
+
+/// What a reload changed. Tool ids are sorted. `problems` lists every file that is not a tool
+/// right now (each reload re-checks all files), not only new problems.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ReloadReport {
     pub added: Vec<String>,
@@ -106,12 +112,9 @@ impl HttpToolSet {
     pub fn new(
         directory: impl Into<PathBuf>,
         registry: Arc<Registry>,
-    ) -> Result<Self, reqwest::Error> {
-        Ok(Self::with_client(
-            directory,
-            registry,
-            crate::client_builder().build()?,
-        ))
+    ) -> Result<Self, ClientSetupError> {
+        let client = crate::client_builder().build().map_err(ClientSetupError)?;
+        Ok(Self::with_client(directory, registry, client))
     }
 
     pub fn with_client(

@@ -270,3 +270,11 @@ async fn the_watch_picks_up_added_changed_and_deleted_files() {
     assert!(registry.get("w").is_none());
     watch.stop().await;
 }
+
+#[test]
+fn a_set_with_the_default_client_and_environment_loads_too() {
+    let registry = Arc::new(Registry::new());
+    let set = HttpToolSet::new(fixtures_dir(), Arc::clone(&registry)).expect("client");
+    assert_eq!(set.reload().added.len(), 3);
+    assert_eq!(set.directory(), fixtures_dir());
+}

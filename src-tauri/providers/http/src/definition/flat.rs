@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -28,19 +29,16 @@ pub struct FlatToolDefinition {
     display_name: Option<String>,
     #[serde(default)]
     description: String,
-    /// `invokable` (the seed's `streamable` is not supported).
+    /// `invokable` (the seed's `streamable` is not supported); checked, then not needed.
     #[serde(default, rename = "type")]
-    kind: Option<FlatToolKind>,
-    /// Accepted for compatibility and not used.
-    #[serde(default)]
-    #[allow(dead_code)]
-    category: Option<String>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    version: Option<String>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    tags: Option<Vec<String>>,
+    _kind: Option<FlatToolKind>,
+    /// Seed fields accepted for compatibility and not used.
+    #[serde(default, rename = "category")]
+    _category: Option<IgnoredAny>,
+    #[serde(default, rename = "version")]
+    _version: Option<IgnoredAny>,
+    #[serde(default, rename = "tags")]
+    _tags: Option<IgnoredAny>,
     endpoint: FlatEndpoint,
     #[serde(default = "object_schema")]
     parameters: Value,
@@ -82,7 +80,6 @@ fn yes() -> bool {
 
 impl FlatToolDefinition {
     pub fn into_tool_definition(self) -> ToolDefinition {
-        let _ = self.kind;
         let timeout_ms = self
             .endpoint
             .timeout_ms
