@@ -25,7 +25,7 @@ pub use definition::{
 pub use request::client_builder;
 pub use reqwest;
 pub use secrets::{EnvSource, REDACTED};
-pub use store::{delete_definition, save_definition, StoreError};
+pub use store::{delete_definition, read_definition, save_definition, StoreError};
 pub use tool::HttpTool;
 pub use toolset::{ClientSetupError, DefinitionProblem, HttpToolSet, ReloadReport};
 pub use watch::DirectoryWatch;
