@@ -55,6 +55,7 @@ async fn cancelling_the_call_context_stops_the_request() {
     let ctx = CallContext {
         cancel: cancel.clone(),
         request_id: "r1".into(),
+        ..CallContext::default()
     };
     let trigger = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(150)).await;
