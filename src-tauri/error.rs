@@ -21,6 +21,8 @@ pub enum CommandErrorKind {
     History,
     /// Settings could not be loaded or saved.
     Settings,
+    /// A tool source refused the change (unknown or duplicate server, clashing tool id, ...).
+    Source,
     /// An engine task failed unexpectedly (a bug worth reporting).
     Internal,
 }

@@ -7,9 +7,10 @@
 
 pub mod commands;
 pub mod error;
+pub mod sources;
 pub mod state;
 
-use tauri::Manager;
+use tauri::{Emitter, Manager};
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
@@ -33,10 +34,24 @@ pub fn run() {
             });
             state.start(data_dir.as_deref().map_err(Clone::clone));
             commands::settings::apply_stored(handle, &state);
+            forward_source_changes(handle.clone(), &state);
             Ok(())
         })
         .run(tauri::generate_context!())
         .expect("Toolscope could not start its window (see the error above)");
+}
+
+/// Tells the UI (event `sources-changed`) when an MCP server's status or the tool list of a
+/// source changed, so the panes re-read instead of polling.
+fn forward_source_changes(handle: tauri::AppHandle, state: &AppState) {
+    let Ok(sources) = state.sources() else { return };
+    let mut changes = sources.changes.subscribe();
+    tauri::async_runtime::spawn(async move {
+        while changes.changed().await.is_ok() {
+            let generation = *changes.borrow_and_update();
+            let _ = handle.emit("sources-changed", generation);
+        }
+    });
 }
 
 /// WebKitGTK composites pages through OpenGL by default. Where there is no GPU (VMs, remote

@@ -14,6 +14,7 @@ use toolscope_engine::protocol::ProtocolSet;
 use toolscope_engine::{Registry, ToolCallConfig};
 
 use crate::error::{CommandError, CommandErrorKind};
+use crate::sources::ToolSources;
 
 /// Locks that only guard plain maps stay usable after a panic elsewhere.
 pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -30,6 +31,8 @@ pub struct AppState {
     pub notices: Mutex<Vec<String>>,
     runs: Mutex<HashMap<String, CancellationToken>>,
     pub confirmations: Arc<Mutex<HashMap<String, oneshot::Sender<bool>>>>,
+    /// MCP servers and HTTP tools, once startup has opened them.
+    sources: OnceLock<ToolSources>,
 }
 
 impl Default for AppState {
@@ -45,6 +48,7 @@ impl Default for AppState {
             notices: Mutex::new(Vec::new()),
             runs: Mutex::new(HashMap::new()),
             confirmations: Arc::new(Mutex::new(HashMap::new())),
+            sources: OnceLock::new(),
         }
     }
 }
@@ -75,6 +79,10 @@ impl AppState {
             builtin::synthetic::register(&self.registry, count)
                 .map_err(|e| CommandError::new(CommandErrorKind::Registry, e.to_string()))?;
         }
+        let (sources, notices) = ToolSources::open(&self.registry, data_dir);
+        lock(&self.notices).extend(notices);
+        sources.start();
+        let _ = self.sources.set(sources);
         let (history, report) = History::open(data_dir.join("history.jsonl"))
             .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
         if let Some(torn) = report.torn_tail {
@@ -96,6 +104,16 @@ impl AppState {
             )),
             Some(outcome) => outcome.clone(),
         }
+    }
+
+    /// MCP servers and HTTP tools, once startup has opened them.
+    pub fn sources(&self) -> Result<&ToolSources, CommandError> {
+        self.sources.get().ok_or_else(|| {
+            CommandError::new(
+                CommandErrorKind::NotReady,
+                "tool sources are not open (startup failed or is still running)",
+            )
+        })
     }
 
     pub fn config(&self) -> ToolCallConfig {
@@ -173,6 +191,9 @@ mod tests {
         assert!(state.history().is_ok());
         assert!(dir.path().join("workspace").is_dir());
         assert!(state.registry.get("calculator").is_some());
+        let sources = state.sources().expect("sources open with the app");
+        assert!(sources.mcp.states().is_empty());
+        assert!(sources.http.is_some());
     }
 
     #[test]

@@ -15,7 +15,9 @@ use toolscope_engine::executor::{
     ConfirmationHook, ConfirmationRequest, Executor, ExecutorOptions,
 };
 use toolscope_engine::history::{HistoryEntry, RecordedRequest};
-use toolscope_engine::{BoxFuture, ParsedToolRequest, ToolExecutionResult};
+use toolscope_engine::{
+    BoxFuture, CallProgress, ParsedToolRequest, ProgressSink, ToolExecutionResult,
+};
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::{lock, AppState};
@@ -43,6 +45,17 @@ pub enum RunEvent {
         index: u32,
         result: ToolExecutionResult,
     },
+    /// A running call reported progress (MCP progress notifications).
+    Progress { progress: CallProgress },
+}
+
+/// Passes progress reports of the run's calls to its channel.
+struct ChannelProgress(Channel<RunEvent>);
+
+impl ProgressSink for ChannelProgress {
+    fn report(&self, progress: CallProgress) {
+        let _ = self.0.send(RunEvent::Progress { progress });
+    }
 }
 
 /// Asks the UI through the run's channel and waits for `answer_confirmation`.
@@ -86,6 +99,7 @@ fn executor(state: &AppState, channel: &Channel<RunEvent>, cancel: &Cancellation
         pending: Arc::clone(&state.confirmations),
         cancel: cancel.clone(),
     }))
+    .with_progress(Arc::new(ChannelProgress(channel.clone())))
 }
 
 fn history_error(error: impl std::fmt::Display) -> CommandError {

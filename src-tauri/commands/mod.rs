@@ -7,6 +7,7 @@ pub mod executor;
 pub mod history;
 pub mod parser;
 pub mod settings;
+pub mod sources;
 
 use tauri_specta::{collect_commands, Builder};
 
@@ -28,6 +29,19 @@ pub fn builder() -> Builder<tauri::Wry> {
             settings::get_settings,
             settings::save_settings,
             settings::startup_notices,
+            sources::mcp_servers,
+            sources::mcp_add,
+            sources::mcp_update,
+            sources::mcp_remove,
+            sources::mcp_reconnect,
+            sources::mcp_approve,
+            sources::mcp_import,
+            sources::mcp_export,
+            sources::mcp_log,
+            sources::http_tools,
+            sources::http_tool_read,
+            sources::http_tool_save,
+            sources::http_tool_delete,
         ])
         // Byte counts, spans and durations stay far below 2^53 in practice.
         .dangerously_cast_bigints_to_number()

@@ -39,6 +39,25 @@ export const commands = {
 	saveSettings: (settings: Settings) => typedError<Settings, CommandError>(__TAURI_INVOKE("save_settings", { settings })),
 	/**  Problems found at startup that the user should see once (and then they are cleared). */
 	startupNotices: () => typedError<string[], CommandError>(__TAURI_INVOKE("startup_notices")),
+	mcpServers: () => typedError<SourceState[], CommandError>(__TAURI_INVOKE("mcp_servers")),
+	/**  Adds a server. A command line is not started until `mcp_approve`. */
+	mcpAdd: (config: McpServerConfig) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_add", { config })),
+	mcpUpdate: (name: string, config: McpServerConfig) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_update", { name, config })),
+	mcpRemove: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_remove", { name })),
+	mcpReconnect: (name: string) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_reconnect", { name })),
+	/**  The user saw the exact command line and allows it to run (remembered for next time). */
+	mcpApprove: (name: string) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_approve", { name })),
+	/**  Adds the servers of a Claude Desktop / Cursor / VS Code config text. */
+	mcpImport: (text: string) => typedError<ImportReport, CommandError>(__TAURI_INVOKE("mcp_import", { text })),
+	/**  The server list as `mcpServers` JSON, for other MCP clients. */
+	mcpExport: () => typedError<string, CommandError>(__TAURI_INVOKE("mcp_export")),
+	/**  What the server printed on stderr and sent as log messages, oldest first. */
+	mcpLog: (name: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_log", { name })),
+	httpTools: () => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tools")),
+	httpToolRead: (fileName: string) => typedError<string, CommandError>(__TAURI_INVOKE("http_tool_read", { fileName })),
+	/**  Validates and writes one definition file (`name.json` or `name.toml`), then reloads. */
+	httpToolSave: (fileName: string, text: string) => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tool_save", { fileName, text })),
+	httpToolDelete: (fileName: string) => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tool_delete", { fileName })),
 };
 
 /* Types */
@@ -63,6 +82,16 @@ export type ArgumentIssue = {
 /**  Whether the host runs requests as soon as they are parsed or waits for the user. */
 export type CallMode = "auto" | "manual";
 
+/**  How far a long call has got, as its tool reports it (an MCP progress notification). */
+export type CallProgress = {
+	request_id: string,
+	/**  Grows with every report; its unit is the tool's. */
+	progress: number | null,
+	/**  The value `progress` reaches when done, when the tool knows it. */
+	total: number | null,
+	message: string | null,
+};
+
 export type CommandError = {
 	kind: CommandErrorKind,
 	message: string,
@@ -83,6 +112,8 @@ export type CommandErrorKind =
 "history" | 
 /**  Settings could not be loaded or saved. */
 "settings" | 
+/**  A tool source refused the change (unknown or duplicate server, clashing tool id, ...). */
+"source" | 
 /**  An engine task failed unexpectedly (a bug worth reporting). */
 "internal";
 
@@ -166,6 +197,34 @@ export type HistorySummary = {
 	duration_ms: number | null,
 };
 
+/**  One definition file in the HTTP tool directory. */
+export type HttpToolFile = {
+	file_name: string,
+	/**  The tool it registered; `None` when the file has a problem or is disabled. */
+	tool_id: string | null,
+};
+
+export type HttpToolProblem = {
+	file_name: string,
+	field: string | null,
+	message: string,
+};
+
+/**  The HTTP tool directory as the editor shows it. */
+export type HttpToolsView = {
+	directory: string,
+	files: HttpToolFile[],
+	problems: HttpToolProblem[],
+	/**  Tool ids whose file says `enabled = false`. */
+	disabled: string[],
+};
+
+/**  What an import found: the servers, and entries it could not take (with why). */
+export type ImportReport = {
+	servers: McpServerConfig[],
+	warnings: string[],
+};
+
 export type Layout = {
 	/**  The pane shown at start: discovery, parser or executor. */
 	active_pane?: string,
@@ -182,6 +241,20 @@ export type ManualCall = {
 	/**  History id of the run this one re-runs or edits, if any. */
 	parent_id: string | null,
 };
+
+/**  One configured server. */
+export type McpServerConfig = {
+	name: string,
+	transport: McpTransport,
+	enabled?: boolean,
+};
+
+/**  How to reach one server. */
+export type McpTransport = 
+/**  A child process speaking JSON-RPC over its stdin/stdout. */
+{ type: "stdio"; command: string; args?: string[]; env?: { [key in string]: string }; cwd?: string | null } | 
+/**  A streamable-HTTP endpoint. */
+{ type: "http"; url: string; headers?: { [key in string]: string } };
 
 /**  Everything a model (or a form) needs to know about one method. */
 export type MethodMetadata = {
@@ -288,7 +361,9 @@ export type RunEvent =
 /**  A call needs the user's approval: answer with `answer_confirmation`. */
 { event: "confirmation_needed"; confirmation_id: string; request: ConfirmationRequest } | 
 /**  One request of the run ended. */
-{ event: "result_ready"; index: number; result: ToolExecutionResult };
+{ event: "result_ready"; index: number; result: ToolExecutionResult } | 
+/**  A running call reported progress (MCP progress notifications). */
+{ event: "progress"; progress: CallProgress };
 
 export type Settings = {
 	config?: ToolCallConfig,
@@ -307,6 +382,20 @@ export type SkippedLine = {
 	byte_offset: number,
 	reason: string,
 };
+
+/**  A server as the UI shows it. */
+export type SourceState = {
+	config: McpServerConfig,
+	/**  The tool id its methods are routed under (`{tool_id}_{method}`). */
+	tool_id: string,
+	command_line: string | null,
+	status: SourceStatus,
+};
+
+/**  Where a server stands. */
+export type SourceStatus = { state: "disabled" } | 
+/**  Starting it runs this command line; the user has not approved it yet. */
+{ state: "awaiting_approval"; command_line: string } | { state: "connecting" } | { state: "ready"; tools: number; server: string | null } | { state: "failed"; reason: string };
 
 /**  Byte range `[start, end)` into the text a request or diagnostic came from. */
 export type Span = {

@@ -11,6 +11,7 @@ import {
   IpcError,
   newRunId,
   runChannel,
+  type CallProgress,
   type ConfirmationRequest,
   type ManualCall,
   type RunEvent,
@@ -44,6 +45,8 @@ export interface RunControl {
   outcome: RunOutcome | null;
   failure: RunFailure | null;
   confirmation: PendingConfirmation | null;
+  /** The running call's latest progress report (MCP tools that report progress). */
+  progress: CallProgress | null;
   /** A problem answering or cancelling (the run itself goes on). */
   controlError: string | null;
   run: (call: ManualCall) => void;
@@ -57,6 +60,7 @@ export function useRun(onFinished: () => void): RunControl {
   const [failure, setFailure] = useState<RunFailure | null>(null);
   const [confirmation, setConfirmation] = useState<PendingConfirmation | null>(null);
   const [controlError, setControlError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<CallProgress | null>(null);
   const runningRef = useRef<Running | null>(null);
   const mounted = useRef(true);
   const finished = useRef(onFinished);
@@ -79,14 +83,21 @@ export function useRun(onFinished: () => void): RunControl {
     setRunning(current);
     setFailure(null);
     setControlError(null);
+    setProgress(null);
     const isCurrent = () => mounted.current && runningRef.current === current;
     const channel = runChannel((event: RunEvent) => {
       if (!isCurrent()) return;
-      if (event.event === "confirmation_needed") {
-        setConfirmation({ confirmationId: event.confirmation_id, request: event.request });
-      } else {
-        setConfirmation(null);
-        setOutcome({ call, result: event.result });
+      switch (event.event) {
+        case "confirmation_needed":
+          setConfirmation({ confirmationId: event.confirmation_id, request: event.request });
+          break;
+        case "progress":
+          setProgress(event.progress);
+          break;
+        case "result_ready":
+          setConfirmation(null);
+          setOutcome({ call, result: event.result });
+          break;
       }
     });
     ipc.executeCall(call, current.runId, channel).then(
@@ -102,6 +113,7 @@ export function useRun(onFinished: () => void): RunControl {
       if (!mounted.current) return;
       setRunning((r) => (r === current ? null : r));
       setConfirmation(null);
+      setProgress(null);
       finished.current();
     });
   }, []);
@@ -130,5 +142,5 @@ export function useRun(onFinished: () => void): RunControl {
     [confirmation],
   );
 
-  return { running, outcome, failure, confirmation, controlError, run, cancel, answer };
+  return { running, outcome, failure, confirmation, progress, controlError, run, cancel, answer };
 }

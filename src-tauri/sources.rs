@@ -1,0 +1,94 @@
+//! The tool sources besides the built-ins: MCP servers and the HTTP tool directory, started
+//! with the app and kept in step with the registry.
+//!
+//! Both report changes (a server connected or failed, a definition file edited) through
+//! [`ToolSources::changes`], which the app forwards to the UI as the `sources-changed` event so
+//! Discovery and the Sources view re-read what changed.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use toolscope_engine::Registry;
+use toolscope_http::{HttpToolSet, ReloadReport};
+use toolscope_mcp::sources::{SourceFiles, SourceOptions};
+use toolscope_mcp::McpSources;
+
+/// How often the HTTP tool directory is checked for edits made outside the app.
+const HTTP_POLL: Duration = Duration::from_secs(1);
+
+pub struct ToolSources {
+    pub mcp: Arc<McpSources>,
+    pub http: Option<Arc<HttpToolSet>>,
+    /// The HTTP directory's last reload (problems of files that are not tools right now).
+    pub http_report: Arc<Mutex<ReloadReport>>,
+    /// Bumped on any change of either source; the app forwards it to the UI.
+    pub changes: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl ToolSources {
+    /// Opens both under `data_dir`; returns warnings worth showing once.
+    pub fn open(registry: &Arc<Registry>, data_dir: &Path) -> (Self, Vec<String>) {
+        let (mcp, mut notices) = McpSources::open(
+            Arc::clone(registry),
+            SourceOptions::default(),
+            SourceFiles::in_dir(data_dir),
+        );
+        let http = match HttpToolSet::new(data_dir.join("http-tools"), Arc::clone(registry)) {
+            Ok(set) => Some(Arc::new(set)),
+            Err(e) => {
+                notices.push(format!("HTTP tools are unavailable: {e}"));
+                None
+            }
+        };
+        let sources = Self {
+            mcp: Arc::new(mcp),
+            http,
+            http_report: Arc::default(),
+            changes: Arc::new(tokio::sync::watch::channel(0).0),
+        };
+        (sources, notices)
+    }
+
+    /// Connects the MCP servers and starts watching the HTTP directory, in the background.
+    pub fn start(&self) {
+        let mcp = Arc::clone(&self.mcp);
+        let changes = Arc::clone(&self.changes);
+        tauri::async_runtime::spawn(async move {
+            let mut mcp_changes = mcp.subscribe();
+            let forward = async {
+                while mcp_changes.changed().await.is_ok() {
+                    changes.send_modify(|n| *n += 1);
+                }
+            };
+            tokio::join!(mcp.start_all(), forward);
+        });
+        let Some(http) = self.http.clone() else {
+            return;
+        };
+        let (report, changes) = (Arc::clone(&self.http_report), Arc::clone(&self.changes));
+        tauri::async_runtime::spawn(async move {
+            let first = {
+                let http = Arc::clone(&http);
+                tokio::task::spawn_blocking(move || http.reload()).await
+            };
+            if let Ok(first) = first {
+                *report.lock().unwrap_or_else(|e| e.into_inner()) = first;
+                changes.send_modify(|n| *n += 1);
+            }
+            let watch = http.watch(HTTP_POLL);
+            let mut reports = watch.reports();
+            while reports.changed().await.is_ok() {
+                let latest = reports.borrow_and_update().clone();
+                *report.lock().unwrap_or_else(|e| e.into_inner()) = latest;
+                changes.send_modify(|n| *n += 1);
+            }
+        });
+    }
+
+    /// Records a reload done by a command (save or delete in the editor).
+    pub fn record_http_report(&self, latest: ReloadReport) {
+        *self.http_report.lock().unwrap_or_else(|e| e.into_inner()) = latest;
+        self.changes.send_modify(|n| *n += 1);
+    }
+}
