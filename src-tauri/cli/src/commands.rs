@@ -99,7 +99,16 @@ fn parse_source(text: &str) -> Result<ToolSource, String> {
         .map_err(|_| format!("unknown source '{text}' (builtin, http, mcp, wasm)"))
 }
 
-pub async fn dispatch(global: GlobalArgs, command: Command) -> u8 {
+pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
+    if global.mcp_config.is_some() || global.http_tools.is_some() {
+        match setup::prepare_sources(&global).await {
+            Ok(prepared) => global.prepared = Some(prepared),
+            Err(error) => {
+                eprintln!("error: {}", error.message);
+                return error.code;
+            }
+        }
+    }
     let outcome = match command {
         Command::List(args) => list(&global, args),
         Command::Prompt(args) => prompt(&global, args),

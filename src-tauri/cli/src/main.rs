@@ -45,6 +45,16 @@ struct GlobalArgs {
     /// Do not record runs.
     #[arg(long, global = true)]
     no_history: bool,
+    /// MCP servers to connect (a Claude Desktop / Cursor / VS Code config: `mcpServers` or
+    /// `servers`). Their command lines are printed on stderr as they start.
+    #[arg(long, global = true, value_name = "FILE", env = "TOOLSCOPE_MCP_CONFIG")]
+    mcp_config: Option<PathBuf>,
+    /// Directory of HTTP tool definitions (`*.json`, `*.toml`) to load.
+    #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_HTTP_TOOLS")]
+    http_tools: Option<PathBuf>,
+    /// The registry with the sources above, once connected (not a flag).
+    #[arg(skip)]
+    prepared: Option<setup::PreparedSources>,
 }
 
 #[derive(Debug, Subcommand)]

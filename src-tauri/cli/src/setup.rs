@@ -7,6 +7,9 @@ use std::sync::Arc;
 use toolscope_engine::builtin::{self, BuiltinOptions};
 use toolscope_engine::history::History;
 use toolscope_engine::{Registry, ToolCallConfig};
+use toolscope_http::HttpToolSet;
+use toolscope_mcp::sources::SourceOptions;
+use toolscope_mcp::{McpSources, SourceStatus};
 
 use crate::exit;
 use crate::GlobalArgs;
@@ -49,6 +52,13 @@ pub fn data_dir() -> PathBuf {
 }
 
 pub fn registry(global: &GlobalArgs) -> Result<Arc<Registry>, SetupError> {
+    if let Some(prepared) = &global.prepared {
+        return Ok(Arc::clone(&prepared.registry));
+    }
+    builtin_registry(global)
+}
+
+fn builtin_registry(global: &GlobalArgs) -> Result<Arc<Registry>, SetupError> {
     let registry = Arc::new(Registry::new());
     let workspace_root = global
         .workspace
@@ -57,6 +67,73 @@ pub fn registry(global: &GlobalArgs) -> Result<Arc<Registry>, SetupError> {
     builtin::register_all(&registry, &BuiltinOptions { workspace_root })
         .map_err(|e| SetupError::environment(e.to_string()))?;
     Ok(registry)
+}
+
+/// The registry with MCP servers and HTTP tools added; keeps the MCP connections alive.
+#[derive(Clone)]
+pub struct PreparedSources {
+    pub registry: Arc<Registry>,
+    _mcp: Option<Arc<McpSources>>,
+}
+
+impl std::fmt::Debug for PreparedSources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedSources").finish_non_exhaustive()
+    }
+}
+
+/// Connects `--mcp-config` servers and loads `--http-tools` definitions. Giving the config
+/// file on the command line is the consent to start its command lines, which are printed
+/// first. A server or file that fails is reported on stderr; the others still load.
+pub async fn prepare_sources(global: &GlobalArgs) -> Result<PreparedSources, SetupError> {
+    let registry = builtin_registry(global)?;
+    let mut mcp = None;
+    if let Some(path) = &global.mcp_config {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            SetupError::usage(format!("cannot read MCP config '{}': {e}", path.display()))
+        })?;
+        let sources = McpSources::new(Arc::clone(&registry), SourceOptions::default());
+        let report = sources
+            .import(&text)
+            .map_err(|e| SetupError::usage(format!("MCP config '{}': {e}", path.display())))?;
+        for warning in &report.warnings {
+            eprintln!("warning: {warning}");
+        }
+        for server in &report.servers {
+            if let Some(line) = server.transport.command_line() {
+                eprintln!("starting MCP server '{}': {line}", server.name);
+            }
+        }
+        let names: Vec<String> = report.servers.iter().map(|s| s.name.clone()).collect();
+        for state in futures_util::future::join_all(names.iter().map(|n| sources.approve(n))).await
+        {
+            match state {
+                Ok(state) => match state.status {
+                    SourceStatus::Ready { .. } | SourceStatus::Disabled => {}
+                    other => eprintln!(
+                        "warning: MCP server '{}' is not available: {other:?}",
+                        state.config.name
+                    ),
+                },
+                Err(e) => eprintln!("warning: {e}"),
+            }
+        }
+        mcp = Some(Arc::new(sources));
+    }
+    if let Some(dir) = &global.http_tools {
+        let set = HttpToolSet::new(dir.clone(), Arc::clone(&registry))
+            .map_err(|e| SetupError::environment(e.to_string()))?;
+        let report = tokio::task::spawn_blocking(move || set.reload())
+            .await
+            .map_err(|e| SetupError::environment(e.to_string()))?;
+        for problem in &report.problems {
+            eprintln!("warning: HTTP tool {problem}");
+        }
+    }
+    Ok(PreparedSources {
+        registry,
+        _mcp: mcp,
+    })
 }
 
 /// Reads a ToolCallConfig JSON file; missing fields take their defaults.

@@ -351,3 +351,80 @@ fn bench_parse_checks_the_shared_inputs_and_reports_figures() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));
 }
+
+fn repo_path(relative: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn mcp_servers_from_a_config_file_are_listed_and_called() {
+    let sandbox = Sandbox::new();
+    let script =
+        repo_path("tests/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        Path::new(&script).exists(),
+        "{script} is missing: run `bash scripts/setup.sh --test`"
+    );
+    let config = sandbox.write(
+        "claude_desktop_config.json",
+        &serde_json::json!({"mcpServers": {"everything": {"command": "node", "args": [script, "stdio"]}}})
+            .to_string(),
+    );
+    let (code, tools) =
+        sandbox.json(&["--mcp-config", &config, "list", "--source", "mcp", "--json"]);
+    assert_eq!(code, 0);
+    let names: Vec<&str> = tools
+        .as_array()
+        .expect("a list")
+        .iter()
+        .flat_map(|t| t["methods"].as_array().into_iter().flatten())
+        .filter_map(|m| m["routing_name"].as_str())
+        .collect();
+    assert!(names.contains(&"everything_get-sum"), "{names:?}");
+    let output = sandbox.run(&[
+        "--mcp-config",
+        &config,
+        "--no-history",
+        "call",
+        "everything_get-sum",
+        "--args",
+        r#"{"a": 2, "b": 40}"#,
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("42"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("starting MCP server 'everything': node"),
+        "the command line is shown: {stderr}"
+    );
+}
+
+#[test]
+fn http_tool_definitions_load_from_a_directory_and_problems_are_reported() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.path().join("http");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::copy(
+        repo_path("tests/fixtures/http_tools/weather.toml"),
+        dir.join("weather.toml"),
+    )
+    .expect("copy");
+    std::fs::write(dir.join("broken.json"), "{ nope").expect("write");
+    let dir = dir.to_string_lossy().into_owned();
+    let output = sandbox.run(&["--http-tools", &dir, "list", "--source", "http", "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let tools: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert!(!tools.as_array().expect("a list").is_empty(), "{tools}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("broken.json"), "{stderr}");
+}
