@@ -2,9 +2,11 @@
 //! export, server output) and HTTP tool definition files (list, read, save, delete).
 //! Changes also reach the UI as the `sources-changed` event.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use tauri::State;
-use toolscope_http::{ReloadReport, StoreError};
+use toolscope_http::{HttpToolSet, ReloadReport, StoreError};
 use toolscope_mcp::sources::SourceError;
 use toolscope_mcp::{ImportReport, McpServerConfig, SourceState};
 
@@ -148,14 +150,33 @@ pub struct HttpToolsView {
     pub disabled: Vec<String>,
 }
 
-fn http_view(state: &AppState) -> Result<HttpToolsView, CommandError> {
-    let sources = state.sources()?;
-    let http = sources.http.as_ref().ok_or_else(|| {
+/// The HTTP tool directory, unless it could not be opened at startup.
+fn http_set(state: &AppState) -> Result<Arc<HttpToolSet>, CommandError> {
+    state.sources()?.http.clone().ok_or_else(|| {
         CommandError::new(
             CommandErrorKind::NotReady,
             "HTTP tools are unavailable (see the startup notice)",
         )
-    })?;
+    })
+}
+
+/// Runs a file edit off the async threads, records its reload and returns the new view.
+async fn edit_http(
+    state: &AppState,
+    edit: impl FnOnce(&HttpToolSet) -> Result<ReloadReport, StoreError> + Send + 'static,
+) -> Result<HttpToolsView, CommandError> {
+    let http = http_set(state)?;
+    let report = tokio::task::spawn_blocking(move || edit(&http))
+        .await
+        .map_err(|e| CommandError::new(CommandErrorKind::Internal, e.to_string()))?
+        .map_err(store_error)?;
+    state.sources()?.record_http_report(report);
+    http_view(state)
+}
+
+fn http_view(state: &AppState) -> Result<HttpToolsView, CommandError> {
+    let sources = state.sources()?;
+    let http = http_set(state)?;
     let directory = http.directory().to_owned();
     let file_name = |path: &std::path::Path| {
         path.file_name()
@@ -209,11 +230,6 @@ fn store_error(error: StoreError) -> CommandError {
     CommandError::new(kind, error.to_string())
 }
 
-fn after_edit(state: &AppState, report: ReloadReport) -> Result<HttpToolsView, CommandError> {
-    state.sources()?.record_http_report(report);
-    http_view(state)
-}
-
 #[tauri::command]
 #[specta::specta]
 pub async fn http_tools(state: State<'_, AppState>) -> Result<HttpToolsView, CommandError> {
@@ -239,17 +255,7 @@ pub async fn http_tool_save(
     file_name: String,
     text: String,
 ) -> Result<HttpToolsView, CommandError> {
-    let http = state.sources()?.http.clone().ok_or_else(|| {
-        CommandError::new(
-            CommandErrorKind::NotReady,
-            "HTTP tools are unavailable (see the startup notice)",
-        )
-    })?;
-    let report = tokio::task::spawn_blocking(move || http.save(&file_name, &text))
-        .await
-        .map_err(|e| CommandError::new(CommandErrorKind::Internal, e.to_string()))?
-        .map_err(store_error)?;
-    after_edit(&state, report)
+    edit_http(&state, move |http| http.save(&file_name, &text)).await
 }
 
 #[tauri::command]
@@ -258,15 +264,5 @@ pub async fn http_tool_delete(
     state: State<'_, AppState>,
     file_name: String,
 ) -> Result<HttpToolsView, CommandError> {
-    let http = state.sources()?.http.clone().ok_or_else(|| {
-        CommandError::new(
-            CommandErrorKind::NotReady,
-            "HTTP tools are unavailable (see the startup notice)",
-        )
-    })?;
-    let report = tokio::task::spawn_blocking(move || http.delete(&file_name))
-        .await
-        .map_err(|e| CommandError::new(CommandErrorKind::Internal, e.to_string()))?
-        .map_err(store_error)?;
-    after_edit(&state, report)
+    edit_http(&state, move |http| http.delete(&file_name)).await
 }
