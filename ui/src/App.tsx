@@ -9,6 +9,7 @@ import { ThemeSelect } from "./shell/ThemeSelect";
 // Discovery is what the window opens on; the other panes are chunks of their own.
 const parser = lazyPane("Parser", () => import("./features/parser/ParserPane").then((m) => m.ParserPane));
 const executor = lazyPane("Executor", () => import("./features/executor/ExecutorPane").then((m) => m.ExecutorPane));
+const sources = lazyPane("Sources", () => import("./features/sources/SourcesPane").then((m) => m.SourcesPane));
 /** After the first pane is up, the others are fetched while the user reads it. */
 const PRELOAD_AFTER_MS = 1000;
 
@@ -16,12 +17,14 @@ function preloadPanes() {
   // A failure shows in the pane (with a retry) when it is opened.
   parser.preload().catch(() => undefined);
   executor.preload().catch(() => undefined);
+  sources.preload().catch(() => undefined);
 }
 
 const TABS = [
   { id: "discovery", label: "Discovery" },
   { id: "parser", label: "Parser" },
   { id: "executor", label: "Executor" },
+  { id: "sources", label: "Sources" },
 ] as const;
 
 type TabId = PaneId;
@@ -36,7 +39,7 @@ export function App() {
 }
 
 /**
- * Header and the three workbench tabs. A pane is mounted when first shown and then stays
+ * Header and the four workbench tabs. A pane is mounted when first shown and then stays
  * mounted, so nothing typed in it is lost.
  */
 function Shell() {
@@ -140,5 +143,7 @@ function Panel({ id, active }: { id: TabId; active: boolean }) {
       return <parser.Pane active={active} />;
     case "executor":
       return <executor.Pane active={active} />;
+    case "sources":
+      return <sources.Pane active={active} />;
   }
 }

@@ -4,8 +4,16 @@
  * failure is a thrown {@link IpcError} carrying the backend's `kind`, `message` and `details`.
  */
 import { Channel } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
 
-import { commands, type CommandError, type CommandErrorKind, type RunEvent, type Value } from "../bindings";
+import {
+  commands,
+  type CommandError,
+  type CommandErrorKind,
+  type McpServerConfig,
+  type RunEvent,
+  type Value,
+} from "../bindings";
 
 export type * from "../bindings";
 
@@ -62,6 +70,33 @@ export function runChannel(onEvent: (event: RunEvent) => void): Channel<RunEvent
   return channel;
 }
 
+/** The app's event when an MCP server's status or any tool source's tools change. */
+export const SOURCES_CHANGED = "sources-changed";
+
+/**
+ * Calls `onChange` on every `sources-changed` event (its payload is a counter). Returns the
+ * unlisten function; it may be called before the listener is registered. A listener that
+ * cannot be registered (no Tauri, a test backend without events) is simply never called.
+ */
+export function onSourcesChanged(onChange: () => void): () => void {
+  let stopped = false;
+  let unlisten: (() => void) | null = null;
+  listen<number>(SOURCES_CHANGED, () => {
+    if (!stopped) onChange();
+  }).then(
+    (stop) => {
+      if (stopped) stop();
+      else unlisten = stop;
+    },
+    () => undefined,
+  );
+  return () => {
+    stopped = true;
+    unlisten?.();
+    unlisten = null;
+  };
+}
+
 /** Typed access to every backend command. */
 export const ipc = {
   listTools: (query: string | null, includeNonCallable: boolean) =>
@@ -82,4 +117,17 @@ export const ipc = {
   getSettings: () => unwrap(commands.getSettings()),
   saveSettings: (...args: Parameters<typeof commands.saveSettings>) => unwrap(commands.saveSettings(...args)),
   startupNotices: () => unwrap(commands.startupNotices()),
+  mcpServers: () => unwrap(commands.mcpServers()),
+  mcpAdd: (config: McpServerConfig) => unwrap(commands.mcpAdd(config)),
+  mcpUpdate: (name: string, config: McpServerConfig) => unwrap(commands.mcpUpdate(name, config)),
+  mcpRemove: (name: string) => unwrap(commands.mcpRemove(name)),
+  mcpReconnect: (name: string) => unwrap(commands.mcpReconnect(name)),
+  mcpApprove: (name: string) => unwrap(commands.mcpApprove(name)),
+  mcpImport: (text: string) => unwrap(commands.mcpImport(text)),
+  mcpExport: () => unwrap(commands.mcpExport()),
+  mcpLog: (name: string) => unwrap(commands.mcpLog(name)),
+  httpTools: () => unwrap(commands.httpTools()),
+  httpToolRead: (fileName: string) => unwrap(commands.httpToolRead(fileName)),
+  httpToolSave: (fileName: string, text: string) => unwrap(commands.httpToolSave(fileName, text)),
+  httpToolDelete: (fileName: string) => unwrap(commands.httpToolDelete(fileName)),
 };

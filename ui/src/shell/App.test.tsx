@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { PaneProps } from "./lazyPane";
 
-const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0 }));
+const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0, sources: 0 }));
 
 function fakePane(name: keyof typeof mounts) {
   return function FakePane({ active }: PaneProps) {
@@ -34,6 +34,7 @@ function fakePane(name: keyof typeof mounts) {
 vi.mock("../features/discovery/DiscoveryPane", () => ({ DiscoveryPane: fakePane("discovery") }));
 vi.mock("../features/parser/ParserPane", () => ({ ParserPane: fakePane("parser") }));
 vi.mock("../features/executor/ExecutorPane", () => ({ ExecutorPane: fakePane("executor") }));
+vi.mock("../features/sources/SourcesPane", () => ({ SourcesPane: fakePane("sources") }));
 vi.mock("./StartupNotices", () => ({ StartupNotices: () => null }));
 vi.mock("./ThemeSelect", () => ({ ThemeSelect: () => null }));
 
@@ -80,5 +81,18 @@ describe("App shell", () => {
     // Rendered in the same update as the click: no "Loading" in between.
     expect(screen.getByTestId("parser-pane").dataset.active).toBe("true");
     expect(screen.queryByText(/Loading the/)).toBeNull();
+  });
+
+  it("reaches the Sources pane from the keyboard like the other tabs", async () => {
+    const { App } = await import("../App");
+    render(<App />);
+    const discovery = screen.getByRole("tab", { name: "Discovery" });
+    fireEvent.keyDown(discovery, { key: "End" });
+    expect(screen.getByRole("tab", { name: "Sources" }).getAttribute("aria-selected")).toBe("true");
+    expect((await screen.findByTestId("sources-pane")).dataset.active).toBe("true");
+    fireEvent.keyDown(screen.getByRole("tab", { name: "Sources" }), { key: "ArrowRight" });
+    expect(discovery.getAttribute("aria-selected")).toBe("true");
+    fireEvent.keyDown(discovery, { key: "ArrowLeft" });
+    expect(screen.getByRole("tab", { name: "Sources" }).getAttribute("aria-selected")).toBe("true");
   });
 });

@@ -3,13 +3,14 @@
  * method detail, loading into the Executor, enable toggles, the prompt preview, error states
  * and the virtualised list at 10,000 methods.
  */
+import { emit } from "@tauri-apps/api/event";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { useWorkbench, WorkbenchProvider } from "../../lib/workbench";
 import { DiscoveryPane } from "./DiscoveryPane";
-import { fakeBackend, generatedTools, stubLayout, TOOLS } from "./testing";
+import { CALCULATOR, fakeBackend, generatedTools, method, stubLayout, TOOLS } from "./testing";
 
 let restoreLayout: () => void = () => undefined;
 
@@ -117,6 +118,22 @@ describe("DiscoveryPane list", () => {
     expect(search().value).toBe("");
     await screen.findByTestId("method-item-workspace_read");
     expect(backend.count("list_tools")).toBe(1);
+  });
+});
+
+describe("DiscoveryPane and tool sources", () => {
+  it("reloads the tools and the prompt when the sources change (an MCP server came up)", async () => {
+    let tools = TOOLS;
+    const backend = fakeBackend(TOOLS, undefined, { list_tools: () => tools });
+    renderPane();
+    await screen.findByTestId("tool-item-calculator");
+    const prompts = backend.count("tool_prompt");
+    tools = [...TOOLS, { ...CALCULATOR, id: "files", name: "files (MCP)", source: "mcp", methods: [method("files", { name: "read-file" })] }];
+    await act(() => emit("sources-changed", 1));
+    expect(await screen.findByTestId("tool-item-files")).toBeTruthy();
+    await waitFor(() => {
+      expect(backend.count("tool_prompt")).toBeGreaterThan(prompts);
+    });
   });
 });
 

@@ -7,6 +7,7 @@
 import { useCallback, useDeferredValue, useMemo, useRef, useState, type KeyboardEvent } from "react";
 
 import type { MethodView, ToolView } from "../../lib/ipc";
+import { useSourcesChanged } from "../../lib/useSourcesChanged";
 import "./discovery.css";
 import { DiscoveryToolbar } from "./DiscoveryToolbar";
 import { ErrorNotice } from "./ErrorNotice";
@@ -29,6 +30,12 @@ export function DiscoveryPane({ active }: { active: boolean }) {
     [setEnabled, reload],
   );
   const toggles = useToolToggles(onSaved);
+  // MCP servers and HTTP definition files add and remove tools while the app runs.
+  const onSourcesChanged = useCallback(() => {
+    reload();
+    setPromptRevision((n) => n + 1);
+  }, [reload]);
+  useSourcesChanged(onSourcesChanged);
 
   const [query, setQuery] = useState("");
   // Rendering the filtered list may lag a keystroke on a huge registry; the input never does.

@@ -141,7 +141,7 @@ export function fakeBackend(
       default:
         throw new Error(`unexpected command ${cmd}`);
     }
-  });
+  }, { shouldMockEvents: true });
   return backend;
 }
 

@@ -3,8 +3,7 @@
  * issues as `- /path: message`), a truncation note, and the result — pretty-printed when it is
  * JSON, else as text. Everything is rendered as text, never as HTML. A copy button.
  */
-import { useState } from "react";
-
+import { CopyButton as SharedCopyButton } from "../../lib/CopyButton";
 import type { ToolExecutionResult } from "../../lib/ipc";
 import type { RunFailure, RunOutcome } from "./useRun";
 import { formatDuration } from "../../lib/format";
@@ -26,52 +25,9 @@ function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** Copies text, falling back to a hidden textarea where the async clipboard is unavailable. */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.className = "visually-hidden";
-    document.body.appendChild(area);
-    area.select();
-    let copied = false;
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the only fallback when the clipboard API is refused
-      copied = document.execCommand("copy");
-    } catch {
-      copied = false;
-    }
-    area.remove();
-    return copied;
-  }
-}
-
 /** A copy button that says whether it worked. */
 export function CopyButton({ text, label, testId }: { text: string; label: string; testId?: string }) {
-  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
-  return (
-    <>
-      <button
-        type="button"
-        className="button ex-small"
-        data-testid={testId}
-        onClick={() => {
-          void copyText(text).then((ok) => {
-            setState(ok ? "copied" : "failed");
-          });
-        }}
-      >
-        {label}
-      </button>
-      <span className="ex-copy-state" aria-live="polite">
-        {state === "copied" ? "Copied" : state === "failed" ? "Copy failed: select the text and copy it" : ""}
-      </span>
-    </>
-  );
+  return <SharedCopyButton text={text} label={label} testId={testId} className="button ex-small" stateClassName="ex-copy-state" />;
 }
 
 function ResultBody({ result }: { result: ToolExecutionResult }) {

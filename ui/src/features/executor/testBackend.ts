@@ -192,7 +192,7 @@ export function installBackend(overrides: Partial<Omit<FakeBackend, "calls" | "a
       default:
         throw new Error(`unexpected command ${cmd}`);
     }
-  });
+  }, { shouldMockEvents: true });
   return backend;
 }
 

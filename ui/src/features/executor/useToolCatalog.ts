@@ -1,11 +1,13 @@
 /**
  * The methods the Executor can complete and describe, by routing name, from
  * `ipc.listTools(null, true)` (non-callable ones included: the backend classifies them).
- * Reloaded (quietly) whenever the pane becomes active, so tools registered meanwhile show up.
+ * Reloaded (quietly) whenever the pane becomes active, so tools registered meanwhile show up,
+ * and on `sources-changed` (MCP servers and HTTP tool files come and go while the app runs).
  */
 import { useCallback, useEffect, useState } from "react";
 
 import { errorMessage, ipc, type MethodMetadata, type ToolSource, type ToolView } from "../../lib/ipc";
+import { useSourcesChanged } from "../../lib/useSourcesChanged";
 
 export interface CatalogMethod {
   routingName: string;
@@ -69,6 +71,7 @@ export function useToolCatalog(active: boolean): ToolCatalog {
   const reload = useCallback(() => {
     setGeneration((g) => g + 1);
   }, []);
+  useSourcesChanged(reload);
 
   return {
     methods: loaded.methods ?? NONE,

@@ -1,0 +1,23 @@
+/**
+ * The Sources pane: where tools come from besides the built-ins. MCP servers (stdio command
+ * lines and streamable-HTTP URLs) with their status, output and approval, and the HTTP tool
+ * definition files with an editor. Everything refreshes on the app's `sources-changed` event.
+ */
+import { HttpToolsSection } from "./HttpToolsSection";
+import { McpSection } from "./McpSection";
+import "./sources.css";
+
+export function SourcesPane({ active }: { active: boolean }) {
+  return (
+    <section className="pane src-pane" data-active={active} aria-labelledby="sources-title">
+      <div className="pane-head">
+        <div>
+          <h2 id="sources-title">Sources</h2>
+          <p className="muted">MCP servers and HTTP tool definitions. Their tools show in Discovery as they come and go.</p>
+        </div>
+      </div>
+      <McpSection />
+      <HttpToolsSection />
+    </section>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * Test support: a fake backend behind mockIPC for the Sources pane's commands (events mocked,
+ * so `emit("sources-changed")` reaches the pane), recording every call. A handler in
+ * `override` replaces a command; throw a `{kind, message}` object to fail like a command.
+ */
+import { mockIPC } from "@tauri-apps/api/mocks";
+
+import type { HttpToolsView, ImportReport, McpServerConfig, SourceState } from "../../lib/ipc";
+
+export const SERVERS: SourceState[] = [
+  {
+    config: {
+      name: "files",
+      transport: {
+        type: "stdio",
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp/my dir"],
+        env: { API_TOKEN: "sk-secret-env-value" },
+        cwd: null,
+      },
+      enabled: true,
+    },
+    tool_id: "files",
+    command_line: "API_TOKEN=sk-secret-env-value npx -y @modelcontextprotocol/server-filesystem '/tmp/my dir'",
+    status: { state: "ready", tools: 14, server: "secure-filesystem-server 0.2.0" },
+  },
+  {
+    config: {
+      name: "remote",
+      transport: { type: "http", url: "https://mcp.example.com/mcp?key=q-secret", headers: { Authorization: "Bearer hdr-secret" } },
+      enabled: true,
+    },
+    tool_id: "remote",
+    command_line: null,
+    status: { state: "failed", reason: "connection refused (os error 111) while sending the initialize request to https://mcp.example.com/mcp" },
+  },
+  {
+    config: { name: "fresh", transport: { type: "stdio", command: "/opt/bin/server", args: ["--stdio"] }, enabled: true },
+    tool_id: "fresh",
+    command_line: "/opt/bin/server --stdio",
+    status: { state: "awaiting_approval", command_line: "/opt/bin/server --stdio" },
+  },
+  {
+    config: { name: "off", transport: { type: "stdio", command: "off-server" }, enabled: false },
+    tool_id: "off",
+    command_line: "off-server",
+    status: { state: "disabled" },
+  },
+  {
+    config: { name: "starting", transport: { type: "http", url: "http://127.0.0.1:9000/mcp" }, enabled: true },
+    tool_id: "starting",
+    command_line: null,
+    status: { state: "connecting" },
+  },
+];
+
+export const HTTP_VIEW: HttpToolsView = {
+  directory: "/home/me/.local/share/dev.toolscope.app/http-tools",
+  files: [
+    { file_name: "broken.json", tool_id: null },
+    { file_name: "weather.toml", tool_id: "weather" },
+  ],
+  problems: [{ file_name: "broken.json", field: "methods[0].endpoint.url", message: "relative URL without a base" }],
+  disabled: [],
+};
+
+type Handler = (args: Record<string, unknown>) => unknown;
+
+export interface SourcesBackend {
+  servers: SourceState[];
+  http: HttpToolsView;
+  files: Record<string, string>;
+  logs: Record<string, string[]>;
+  calls: { cmd: string; args: Record<string, unknown> }[];
+  argsOf: (cmd: string) => Record<string, unknown>[];
+}
+
+function stateOf(config: McpServerConfig): SourceState {
+  const line = config.transport.type === "stdio" ? config.transport.command : null;
+  return {
+    config,
+    tool_id: config.name,
+    command_line: line,
+    status: line === null ? { state: "connecting" } : { state: "awaiting_approval", command_line: line },
+  };
+}
+
+export function installSourcesBackend(override: Record<string, Handler> = {}): SourcesBackend {
+  const backend: SourcesBackend = {
+    servers: structuredClone(SERVERS),
+    http: structuredClone(HTTP_VIEW),
+    files: { "weather.toml": 'id = "weather"\n', "broken.json": '{"id": "broken"}\n' },
+    logs: { files: ["Secure MCP Filesystem Server running on stdio", "Allowed directories: [ '/tmp/my dir' ]"] },
+    calls: [],
+    argsOf: (cmd) => backend.calls.filter((c) => c.cmd === cmd).map((c) => c.args),
+  };
+  const find = (name: unknown) => {
+    const found = backend.servers.find((s) => s.config.name === name);
+    if (!found) throw new Error(`no server ${String(name)}`);
+    return found;
+  };
+  mockIPC(
+    (cmd, payload) => {
+      const args = (payload ?? {}) as Record<string, unknown>;
+      backend.calls.push({ cmd, args });
+      const replaced = override[cmd];
+      if (replaced) return replaced(args);
+      switch (cmd) {
+        case "mcp_servers":
+          return backend.servers;
+        case "mcp_add": {
+          const state = stateOf(args.config as McpServerConfig);
+          backend.servers = [...backend.servers, state];
+          return state;
+        }
+        case "mcp_update": {
+          const state = stateOf(args.config as McpServerConfig);
+          backend.servers = backend.servers.map((s) => (s.config.name === args.name ? state : s));
+          return state;
+        }
+        case "mcp_remove":
+          backend.servers = backend.servers.filter((s) => s.config.name !== args.name);
+          return null;
+        case "mcp_reconnect":
+        case "mcp_approve": {
+          const server = find(args.name);
+          server.status = { state: "connecting" };
+          return server;
+        }
+        case "mcp_log":
+          return backend.logs[String(args.name)] ?? [];
+        case "mcp_import": {
+          const report: ImportReport = { servers: [], warnings: [] };
+          return report;
+        }
+        case "mcp_export":
+          return '{\n  "mcpServers": {}\n}';
+        case "http_tools":
+          return backend.http;
+        case "http_tool_read":
+          return backend.files[String(args.fileName)] ?? "";
+        case "http_tool_save":
+          backend.files[String(args.fileName)] = String(args.text);
+          return backend.http;
+        case "http_tool_delete":
+          backend.http = { ...backend.http, files: backend.http.files.filter((f) => f.file_name !== args.fileName) };
+          return backend.http;
+        default:
+          throw new Error(`unexpected command ${cmd}`);
+      }
+    },
+    { shouldMockEvents: true },
+  );
+  return backend;
+}
+
+/** Makes a command fail the way a backend command error does. */
+export function commandError(kind: string, message: string): never {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a command's error value is a plain object
+  throw { kind, message, details: null };
+}

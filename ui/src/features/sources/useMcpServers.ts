@@ -1,0 +1,103 @@
+/**
+ * The configured MCP servers: read at start, again on every `sources-changed` event and after
+ * each action. Actions run one per server at a time; a failed action's message is kept per
+ * server until the next action on it.
+ */
+import { useCallback, useEffect, useState } from "react";
+
+import { errorMessage, ipc, type McpServerConfig, type SourceState } from "../../lib/ipc";
+import { useSourcesChanged } from "../../lib/useSourcesChanged";
+
+export type ServerAction = "reconnect" | "approve" | "remove" | "enable" | "disable";
+
+export interface McpServers {
+  servers: SourceState[] | null;
+  loadError: string | null;
+  /** Server name → the action running on it. */
+  busy: ReadonlyMap<string, ServerAction>;
+  /** Server name → why its last action failed. */
+  errors: ReadonlyMap<string, string>;
+  reload: () => void;
+  act: (server: SourceState, action: ServerAction) => Promise<void>;
+  /** Adds (`previousName` null) or updates a server; throws the backend's error. */
+  save: (config: McpServerConfig, previousName: string | null) => Promise<SourceState>;
+}
+
+function without<K, V>(map: ReadonlyMap<K, V>, key: K): Map<K, V> {
+  const next = new Map(map);
+  next.delete(key);
+  return next;
+}
+
+function runAction(server: SourceState, action: ServerAction): Promise<unknown> {
+  const name = server.config.name;
+  switch (action) {
+    case "reconnect":
+      return ipc.mcpReconnect(name);
+    case "approve":
+      return ipc.mcpApprove(name);
+    case "remove":
+      return ipc.mcpRemove(name);
+    case "enable":
+    case "disable":
+      return ipc.mcpUpdate(name, { ...server.config, enabled: action === "enable" });
+  }
+}
+
+export function useMcpServers(): McpServers {
+  const [request, setRequest] = useState(0);
+  const [servers, setServers] = useState<SourceState[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<ReadonlyMap<string, ServerAction>>(new Map());
+  const [errors, setErrors] = useState<ReadonlyMap<string, string>>(new Map());
+
+  useEffect(() => {
+    let current = true;
+    ipc.mcpServers().then(
+      (list) => {
+        if (!current) return;
+        setServers(list);
+        setLoadError(null);
+      },
+      (reason: unknown) => {
+        if (current) setLoadError(errorMessage(reason));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [request]);
+
+  const reload = useCallback(() => {
+    setRequest((n) => n + 1);
+  }, []);
+  useSourcesChanged(reload);
+
+  const act = useCallback(
+    async (server: SourceState, action: ServerAction) => {
+      const name = server.config.name;
+      setBusy((previous) => new Map(previous).set(name, action));
+      setErrors((previous) => without(previous, name));
+      try {
+        await runAction(server, action);
+      } catch (reason: unknown) {
+        setErrors((previous) => new Map(previous).set(name, `Could not ${action}: ${errorMessage(reason)}`));
+      } finally {
+        setBusy((previous) => without(previous, name));
+        reload();
+      }
+    },
+    [reload],
+  );
+
+  const save = useCallback(
+    async (config: McpServerConfig, previousName: string | null) => {
+      const saved = previousName === null ? await ipc.mcpAdd(config) : await ipc.mcpUpdate(previousName, config);
+      reload();
+      return saved;
+    },
+    [reload],
+  );
+
+  return { servers, loadError, busy, errors, reload, act, save };
+}
