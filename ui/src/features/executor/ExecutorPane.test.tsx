@@ -490,6 +490,63 @@ describe("running", () => {
     }
   });
 
+  it("shows the running call's progress: a bar when the total is known, else the count", async () => {
+    const finish = deferred<null>();
+    let send: ((progress: { progress: number | null; total: number | null; message: string | null }) => void) | null = null;
+    const started = deferred<null>();
+    installBackend({
+      execute: async (context) => {
+        send = (progress) => {
+          context.send({ event: "progress", progress: { request_id: "req-1", ...progress } });
+        };
+        started.resolve(null);
+        await finish.promise;
+        return result({ result: "slept 1 s" });
+      },
+    });
+    renderPane(true, { toolName: "calculator_evaluate", args: { expression: "1" }, parentId: null });
+    fireEvent.click(screen.getByTestId("send-draft"));
+    fireEvent.click(screen.getByTestId("executor-run"));
+    await started.promise;
+    act(() => {
+      send?.({ progress: 3, total: 10, message: "step 3 of 10" });
+    });
+    const bar = screen.getByRole("progressbar");
+    expect(bar.getAttribute("value")).toBe("3");
+    expect(bar.getAttribute("max")).toBe("10");
+    expect(screen.getByTestId("executor-progress-count").textContent).toBe("3 / 10");
+    expect(screen.getByTestId("executor-progress-message").textContent).toBe("step 3 of 10");
+    act(() => {
+      send?.({ progress: 7, total: null, message: null });
+    });
+    expect(screen.queryByRole("progressbar")).toBeNull();
+    expect(screen.getByTestId("executor-progress-count").textContent).toBe("progress 7");
+    finish.resolve(null);
+    expect((await screen.findByTestId("executor-result-body")).textContent).toBe("slept 1 s");
+    expect(screen.queryByTestId("executor-progress")).toBeNull();
+  });
+
+  it("renders an MCP content result block by block, with the raw JSON a toggle away", async () => {
+    const rich = JSON.stringify({
+      content: [
+        { type: "text", text: "<b>not bold</b>" },
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      ],
+      structuredContent: { sum: 3 },
+    });
+    installBackend({ execute: () => result({ tool_name: "srv_rich", result: rich }) });
+    renderPane(true, { toolName: "calculator_evaluate", args: { expression: "1" }, parentId: null });
+    fireEvent.click(screen.getByTestId("send-draft"));
+    fireEvent.click(screen.getByTestId("executor-run"));
+    const body = await screen.findByTestId("executor-result-body");
+    expect(body.dataset.format).toBe("mcp");
+    expect(body.querySelector("b")).toBeNull();
+    expect(body.textContent).toContain("<b>not bold</b>");
+    expect(body.querySelector("img")?.getAttribute("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
+    fireEvent.click(within(body).getByTestId("mcp-raw-toggle"));
+    expect(JSON.parse(body.querySelector("pre")?.textContent ?? "")).toEqual(JSON.parse(rich));
+  });
+
   it("runs with Ctrl+Enter or Cmd+Enter only while the pane is active", async () => {
     const backend = installBackend();
     const { setActive } = renderPane(false, { toolName: "calculator_evaluate", args: { expression: "2" }, parentId: null });

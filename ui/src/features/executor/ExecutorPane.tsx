@@ -17,6 +17,7 @@ import { JsonMode, prefetchJsonEditor } from "./JsonMode";
 import { describeProblem, formatArgs, parseArgsText, type Args } from "./jsonText";
 import { ResultView } from "./ResultView";
 import { RunBar } from "./RunBar";
+import { RunProgress } from "./RunProgress";
 import { issuesToErrorSchema } from "./schemaValidator";
 import { ToolNameInput } from "./ToolNameInput";
 import { useExecutorSettings } from "./useExecutorSettings";
@@ -277,6 +278,7 @@ export function ExecutorPane({ active }: { active: boolean }) {
               setParentId(null);
             }}
           />
+          {run.running !== null && <RunProgress progress={run.progress} />}
           {runNotice !== null && (
             <p className="ex-field-error" role="alert" data-testid="executor-run-notice">
               {runNotice}

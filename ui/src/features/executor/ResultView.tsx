@@ -1,12 +1,18 @@
 /**
  * The outcome of the last run: status, duration, the classified error (kind, message, argument
  * issues as `- /path: message`), a truncation note, and the result — pretty-printed when it is
- * JSON, else as text. Everything is rendered as text, never as HTML. A copy button.
+ * JSON, else as text; a result in MCP's content shape as its blocks (images shown, raw JSON a
+ * toggle away). Everything is rendered as text, never as HTML. A copy button.
  */
+import { useMemo } from "react";
+
 import { CopyButton as SharedCopyButton } from "../../lib/CopyButton";
 import type { ToolExecutionResult } from "../../lib/ipc";
 import type { RunFailure, RunOutcome } from "./useRun";
 import { formatDuration } from "../../lib/format";
+import { formatBytes } from "../results/formatBytes";
+import { McpContentView } from "../results/McpContentView";
+import { parseMcpContent } from "../results/mcpContent";
 
 /** The result text for display: indented JSON when it parses, else the text itself. */
 export function prettyResult(text: string): { body: string; json: boolean } {
@@ -19,18 +25,28 @@ export function prettyResult(text: string): { body: string; json: boolean } {
   }
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${String(bytes)} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
-
 /** A copy button that says whether it worked. */
 export function CopyButton({ text, label, testId }: { text: string; label: string; testId?: string }) {
   return <SharedCopyButton text={text} label={label} testId={testId} className="button ex-small" stateClassName="ex-copy-state" />;
 }
 
 function ResultBody({ result }: { result: ToolExecutionResult }) {
+  const mcp = useMemo(() => parseMcpContent(result.result), [result.result]);
+  if (mcp) {
+    return (
+      <div className="ex-result-body-wrap">
+        <div className="ex-result-tools">
+          <span className="muted">MCP result</span>
+          <CopyButton text={mcp.raw} label="Copy result" testId="executor-copy-result" />
+        </div>
+        <McpContentView content={mcp} testId="executor-result-body" />
+      </div>
+    );
+  }
+  return <PlainResultBody result={result} />;
+}
+
+function PlainResultBody({ result }: { result: ToolExecutionResult }) {
   const { body, json } = prettyResult(result.result);
   return (
     <div className="ex-result-body-wrap">

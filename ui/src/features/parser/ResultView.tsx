@@ -1,7 +1,12 @@
-/** One run result: status, duration, classified error and the result text (as text, never HTML). */
-import { memo } from "react";
+/**
+ * One run result: status, duration, classified error and the result text (as text, never
+ * HTML); a result in MCP's content shape is shown block by block.
+ */
+import { memo, useMemo } from "react";
 
 import type { ToolExecutionResult } from "../../lib/ipc";
+import { McpContentView } from "../results/McpContentView";
+import { parseMcpContent } from "../results/mcpContent";
 import { formatBytes, formatDuration, issueLines, prettyText } from "./format";
 
 export const ResultView = memo(function ResultView({
@@ -14,6 +19,7 @@ export const ResultView = memo(function ResultView({
 }) {
   const { error, truncated } = result;
   const issues = issueLines(error?.issues);
+  const mcp = useMemo(() => parseMcpContent(result.result), [result.result]);
   return (
     <div className={`parser-result parser-result-${result.status}`} data-testid="parser-result" data-status={result.status}>
       <div className="parser-result-head">
@@ -28,7 +34,7 @@ export const ResultView = memo(function ResultView({
         ) : null}
       </div>
       {issues.length > 0 ? <pre className="parser-issues">{issues.join("\n")}</pre> : null}
-      <pre className="parser-result-text">{prettyText(result.result)}</pre>
+      {mcp ? <McpContentView content={mcp} /> : <pre className="parser-result-text">{prettyText(result.result)}</pre>}
     </div>
   );
 });
