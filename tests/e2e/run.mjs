@@ -13,6 +13,7 @@ import path from "node:path";
 
 import {
   APP_IDENTIFIER,
+  ROOT,
   attributesOf,
   checkPrerequisites,
   clickTestId,
@@ -508,6 +509,135 @@ async function replayScenario() {
   await screenshot("parser-replay", { browser, focus: tid("replay") });
 }
 
+// The rmcp test server (cargo build -p toolscope-mcp --bin toolscope-mcp-testserver; run.sh builds it).
+const MCP_TEST_SERVER = process.env.TOOLSCOPE_MCP_TESTSERVER ?? path.join(ROOT, "target/debug/toolscope-mcp-testserver");
+const MCP_NAME = "e2e-mcp"; // tool id e2e-mcp: methods e2e-mcp_echo-text, e2e-mcp_slow-op, e2e-mcp_rich
+let mcpReady = false;
+
+const serverRow = (name) => `${tid("server-item")}[data-name="${name}"]`;
+
+async function sourcesScenario() {
+  expect(fs.existsSync(MCP_TEST_SERVER), `${MCP_TEST_SERVER} is missing: cargo build -p toolscope-mcp --bin toolscope-mcp-testserver`);
+  await showPane("sources");
+  await waitVisible(browser, tid("mcp-servers"), { what: "the Sources pane's MCP section" });
+  await waitVisible(browser, tid("http-tools"), { what: "the Sources pane's HTTP tools section" });
+  await clickTestId(browser, "mcp-add");
+  await waitVisible(browser, tid("server-form"), { what: "the add-server form" });
+  // Saving an empty form shows the problems in place and adds nothing.
+  await clickTestId(browser, "server-form-save");
+  await waitVisible(browser, tid("server-form-name-error"), { what: "the name error of an empty form" });
+  await setNativeValue(browser, tid("server-form-name"), MCP_NAME);
+  await setNativeValue(browser, tid("server-form-command"), MCP_TEST_SERVER);
+  await screenshot("sources-add-form", { browser, focus: tid("server-form") });
+  await clickTestId(browser, "server-form-save");
+
+  // A new command line never starts by itself: the approval dialog shows it first.
+  await waitVisible(browser, tid("approval-dialog"), { what: "the approval dialog after adding a command line" });
+  const shown = await textOf(browser, tid("approval-command-line"));
+  expect(shown === MCP_TEST_SERVER, `approval-command-line shows ${JSON.stringify(shown)}, want ${JSON.stringify(MCP_TEST_SERVER)}`);
+  const [state] = await attributesOf(browser, serverRow(MCP_NAME), "data-state");
+  expect(state === "awaiting_approval", `before approval the server is ${state}, want awaiting_approval`);
+  await screenshot("sources-approval", { browser });
+  await clickTestId(browser, "approval-dialog-confirm");
+
+  await waitFor(
+    browser,
+    async () => (await attributesOf(browser, serverRow(MCP_NAME), "data-state"))[0] === "ready",
+    {
+      timeout: 20_000,
+      explain: async () =>
+        `server ${MCP_NAME} is ${JSON.stringify(await attributesOf(browser, serverRow(MCP_NAME), "data-state"))}: ` +
+        JSON.stringify(await textOf(browser, serverRow(MCP_NAME))),
+    },
+  );
+  const status = (await textOf(browser, `${serverRow(MCP_NAME)} ${tid("server-status")}`)) ?? "";
+  expect(/ready · \d+ tools/.test(status), `status badge reads ${JSON.stringify(status)}`);
+  mcpReady = true;
+  await clickTestId(browser, "server-output", { selector: `${serverRow(MCP_NAME)} ${tid("server-output")}` });
+  await waitVisible(browser, tid("server-log"), { what: "the server's output box" });
+  await screenshot("sources", { browser, focus: serverRow(MCP_NAME) });
+
+  // HTTP tools: a new definition file from the template, saved through the backend, registers its tool.
+  await setNativeValue(browser, tid("http-new-name"), "e2e-items.toml");
+  await clickTestId(browser, "http-new");
+  await waitVisible(browser, tid("http-editor-text"), { what: "the editor of the new HTTP tool file" });
+  await clickTestId(browser, "http-save");
+  await waitFor(
+    browser,
+    async () => ((await textOf(browser, `${tid("http-file")}[data-file="e2e-items.toml"]`)) ?? "").includes("tool e2e-items"),
+    {
+      timeout: 10_000,
+      explain: async () =>
+        `e2e-items.toml reads ${JSON.stringify(await textOf(browser, `${tid("http-file")}[data-file="e2e-items.toml"]`))}; ` +
+        `save error: ${JSON.stringify(await textOf(browser, tid("http-save-error")))}`,
+    },
+  );
+  await screenshot("sources-http-editor", { browser, focus: tid("http-editor") });
+
+  // The same pane in the dark theme (then back to the system theme).
+  const setTheme = (value) =>
+    browser.execute(
+      (sel, v) => {
+        const select = document.querySelector(sel);
+        const setter = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set;
+        setter.call(select, v);
+        select.dispatchEvent(new Event("change", { bubbles: true }));
+      },
+      tid("theme-select"),
+      value,
+    );
+  await setTheme("dark");
+  await screenshot("sources-dark", { browser, focus: serverRow(MCP_NAME) });
+  await setTheme("system");
+}
+
+async function mcpCallScenario() {
+  expect(mcpReady, "the MCP server did not come up (previous scenario)");
+  const method = `${MCP_NAME}_echo-text`;
+  await showPane("discovery");
+  await setNativeValue(browser, tid("discovery-search"), "echo-text");
+  await waitVisible(browser, tid(`method-item-${method}`), { what: `${method} in Discovery (reloaded on sources-changed)` });
+  await clickTestId(browser, `method-item-${method}`);
+  await waitVisible(browser, tid("method-detail"), { what: `method detail of ${method}` });
+  await clickTestId(browser, "load-into-executor");
+  await waitFor(browser, async () => (await textOf(browser, tid("executor-tool-name"))) === method, {
+    timeout: 5_000,
+    explain: async () => `executor-tool-name is ${JSON.stringify(await textOf(browser, tid("executor-tool-name")))}, want ${method}`,
+  });
+  if (await browser.$(tid("executor-mode-form")).isExisting()) await clickTestId(browser, "executor-mode-form");
+  const field = await waitVisible(browser, "#root_text", { what: "the form's text field of echo-text" });
+  await field.setValue("hello over MCP");
+  await clickTestId(browser, "executor-run");
+  const [status] = await waitStatus(tid("executor-result"), `${method} result`);
+  const body = (await textOf(browser, tid("executor-result-body"))) ?? "";
+  expect(status === "success" && body.includes("hello over MCP"), `${method}: data-status="${status}", body ${JSON.stringify(body.slice(0, 300))}`);
+
+  // A long call reports progress while it runs.
+  await setNativeValue(browser, tid("executor-tool-name"), `${MCP_NAME}_slow-op`);
+  await browser.execute(() => document.activeElement?.blur());
+  await clickTestId(browser, "executor-run");
+  await waitVisible(browser, tid("executor-progress"), { what: "progress of slow-op", timeout: 8_000 });
+  await waitVisible(browser, tid("executor-progress-message"), { what: "progress message of slow-op", timeout: 5_000 });
+  await screenshot("executor-mcp-progress", { browser, focus: tid("executor-progress"), settleMs: 500 });
+  const [slow] = await waitStatus(tid("executor-result"), "slow-op result");
+  expect(slow === "success", `slow-op: data-status="${slow}"`);
+
+  // Rich content: text, an image and a resource, rendered as such, with structured content.
+  await setNativeValue(browser, tid("executor-tool-name"), `${MCP_NAME}_rich`);
+  await browser.execute(() => document.activeElement?.blur());
+  await clickTestId(browser, "executor-run");
+  await waitFor(
+    browser,
+    async () => (await attributesOf(browser, tid("executor-result-body"), "data-format"))[0] === "mcp",
+    { timeout: RUN_TIMEOUT, explain: async () => `rich result body: ${JSON.stringify(await textOf(browser, tid("executor-result-body")))}` },
+  );
+  const images = await attributesOf(browser, `${tid("executor-result-body")} img`, "src");
+  expect(images.length === 1 && images[0].startsWith("data:image/png;base64,"), `rich result images: ${JSON.stringify(images)}`);
+  const rich = (await textOf(browser, tid("executor-result-body"))) ?? "";
+  expect(rich.includes("two things") && rich.includes("mem://note"), `rich result text: ${JSON.stringify(rich.slice(0, 300))}`);
+  await screenshot("executor-mcp-rich", { browser, focus: tid("executor-result") });
+}
+
 async function restartScenario() {
   await closeSession(browser, driver);
   browser = null;
@@ -523,6 +653,18 @@ async function restartScenario() {
     what: "calculator_evaluate history entry after restarting with the same data dir",
   });
   await screenshot("executor-after-restart", { browser, focus: tid("history-list") });
+  if (mcpReady) {
+    // The approval is remembered: the same command line starts again without asking.
+    await showPane("sources");
+    await waitFor(
+      browser,
+      async () => (await attributesOf(browser, serverRow(MCP_NAME), "data-state"))[0] === "ready",
+      {
+        timeout: 20_000,
+        explain: async () => `after restart ${MCP_NAME} is ${JSON.stringify(await attributesOf(browser, serverRow(MCP_NAME), "data-state"))}`,
+      },
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -547,7 +689,9 @@ async function main() {
     await scenario("4 prompt injection in a reply is shown as text, never run", injectionScenario);
     await scenario("4b destructive call: confirmation dialog, deny -> denied", confirmationScenario);
     await scenario("4c hermes reply: auto-detected, replayed as a stream", replayScenario);
-    await scenario("5 restart: history survives with the same data dir", restartScenario);
+    await scenario("6 sources: add the MCP test server, approve its command line, status ready", sourcesScenario);
+    await scenario("7 MCP tools: found in Discovery, run in the Executor (text, progress, rich content)", mcpCallScenario);
+    await scenario("5 restart: history survives with the same data dir, the approved server starts again", restartScenario);
   } finally {
     if (browser) await closeSession(browser, driver).catch(() => {});
     await driver.stop();

@@ -32,6 +32,8 @@ if [[ "${E2E_SKIP_BUILD:-}" != 1 ]]; then
   fi
   log "building the app (debug, UI embedded)"
   cargo build -p toolscope-app --locked --quiet
+  log "building the MCP test server (the Sources scenario adds it)"
+  cargo build -p toolscope-mcp --bin toolscope-mcp-testserver --locked --quiet
   log "builds done ($((SECONDS - started)) s)"
 fi
 
