@@ -26,7 +26,7 @@ pub enum Theme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
 pub struct Layout {
-    /// The pane shown at start: discovery, parser or executor.
+    /// The pane shown at start: discovery, parser, executor or sources.
     pub active_pane: String,
     /// Width of the Discovery list as a fraction of the window (0.2 – 0.8).
     pub discovery_split: f64,
