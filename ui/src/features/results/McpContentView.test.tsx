@@ -47,7 +47,7 @@ describe("parseMcpContent", () => {
 });
 
 describe("McpContentView", () => {
-  it("renders text as text, images from data URLs, audio and resources described", () => {
+  it("renders text as text, images and audio from data URLs, resources described", () => {
     view(RICH);
     const blocks = screen.getAllByRole("listitem");
     expect(blocks.map((block) => block.dataset.kind)).toEqual(["text", "image", "audio", "resource", "resource", "image"]);
@@ -57,8 +57,8 @@ describe("McpContentView", () => {
     expect(images[0]?.getAttribute("src")).toBe(`data:image/png;base64,${PIXEL}`);
     expect(document.querySelector("script")).toBeNull();
     expect(document.querySelector("[onerror]")).toBeNull();
-    expect(document.querySelector("audio")).toBeNull();
-    expect(blocks[2]?.textContent).toBe("audio (audio/wav, 12 B)");
+    expect(document.querySelector("audio")?.getAttribute("src")).toBe("data:audio/wav;base64,UklGRiQAAABXQVZF");
+    expect(blocks[2]?.textContent).toBe("audio · audio/wav · 12 B");
     expect(blocks[3]?.textContent).toContain("mem://note");
     expect(blocks[3]?.textContent).toContain("text/plain");
     expect(blocks[3]?.textContent).toContain("a note");

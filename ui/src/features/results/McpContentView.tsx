@@ -1,8 +1,8 @@
 /**
- * A result in MCP's content shape, readable: text blocks as text, images as images (base64
- * `data:` URLs, which the CSP allows for img-src only), audio and binary resources described by
- * type and size (the CSP has no media-src, so audio cannot play), resources by URI, MIME type
- * and a text preview, structured content as JSON. The raw JSON is one toggle away. Server text
+ * A result in MCP's content shape, readable: text blocks as text, images and audio from base64
+ * `data:` URLs (the CSP allows `data:` for img-src and media-src only), binary resources
+ * described by type and size, resources by URI, MIME type and a text preview, structured
+ * content as JSON. The raw JSON is one toggle away. Server text
  * is always rendered as text, never as HTML.
  */
 import { useState } from "react";
@@ -33,9 +33,16 @@ function Block({ block }: { block: McpBlock }) {
       );
     case "audio":
       return (
-        <p className="mcp-media muted">
-          audio ({block.mimeType || "no MIME type"}, {formatBytes(block.bytes)})
-        </p>
+        <figure className="mcp-media">
+          {block.src !== null ? (
+            <audio controls preload="none" src={block.src} aria-label={`audio from the tool (${block.mimeType})`} />
+          ) : (
+            <p className="muted">not playable: not base64 audio</p>
+          )}
+          <figcaption className="muted">
+            audio · {block.mimeType || "no MIME type"} · {formatBytes(block.bytes)}
+          </figcaption>
+        </figure>
       );
     case "resource": {
       const preview = block.text !== null && block.text.length > PREVIEW_CHARS ? `${block.text.slice(0, PREVIEW_CHARS)}…` : block.text;

@@ -11,7 +11,7 @@ type JsonObject = Record<string, Value>;
 export type McpBlock =
   | { kind: "text"; text: string }
   | { kind: "image"; mimeType: string; bytes: number; src: string | null }
-  | { kind: "audio"; mimeType: string; bytes: number }
+  | { kind: "audio"; mimeType: string; bytes: number; src: string | null }
   | { kind: "resource"; uri: string; mimeType: string | null; text: string | null; bytes: number | null; name: string | null }
   | { kind: "other"; type: string; json: string };
 
@@ -28,6 +28,14 @@ const LIMIT = 8 * 1024 * 1024;
 const KEYS = new Set(["content", "structuredContent", "isError", "_meta"]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const IMAGE_MIME = /^image\/[A-Za-z0-9.+-]+$/;
+const AUDIO_MIME = /^audio\/[A-Za-z0-9.+-]+$/;
+
+/** A `data:` URL for base64 media of an allowed MIME type, else null. */
+function dataUrl(mimeType: string, data: string, allowed: RegExp): { src: string | null; bytes: number } {
+  const compact = data.replace(/\s/g, "");
+  const safe = allowed.test(mimeType) && BASE64.test(compact);
+  return { src: safe ? `data:${mimeType};base64,${compact}` : null, bytes: base64Bytes(compact) };
+}
 
 function isObject(value: Value | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -54,14 +62,12 @@ function block(value: JsonObject): McpBlock {
     case "image": {
       const data = str(value.data);
       if (data === null) break;
-      const compact = data.replace(/\s/g, "");
-      const safe = IMAGE_MIME.test(mimeType) && BASE64.test(compact);
-      return { kind: "image", mimeType, bytes: base64Bytes(compact), src: safe ? `data:${mimeType};base64,${compact}` : null };
+      return { kind: "image", mimeType, ...dataUrl(mimeType, data, IMAGE_MIME) };
     }
     case "audio": {
       const data = str(value.data);
       if (data === null) break;
-      return { kind: "audio", mimeType, bytes: base64Bytes(data) };
+      return { kind: "audio", mimeType, ...dataUrl(mimeType, data, AUDIO_MIME) };
     }
     case "resource": {
       const resource = value.resource;
