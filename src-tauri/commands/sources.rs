@@ -99,8 +99,15 @@ pub async fn mcp_import(
         .mcp
         .import(&text)
         .map_err(|e| CommandError::new(CommandErrorKind::InvalidInput, e.to_string()))?;
-    // Servers reached by URL start right away; command lines wait for approval.
-    sources.mcp.start_all().await;
+    // The new servers only (the others keep their connections): URLs connect right away,
+    // command lines wait for approval.
+    let starts = report
+        .servers
+        .iter()
+        .map(|s| sources.mcp.reconnect(&s.name));
+    for started in futures_util::future::join_all(starts).await {
+        started.map_err(source_error)?;
+    }
     Ok(report)
 }
 
