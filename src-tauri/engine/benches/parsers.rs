@@ -7,6 +7,11 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
+// The allocator the CLI uses (see src-tauri/cli/src/main.rs), so the figures are the ones
+// `toolscope parse` and `bench-parse` show.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use toolscope_engine::parser;
 use toolscope_engine::protocol::stream::ToolCallStream;
