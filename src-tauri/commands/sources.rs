@@ -138,6 +138,8 @@ pub struct HttpToolFile {
     pub file_name: String,
     /// The tool it registered; `None` when the file has a problem or is disabled.
     pub tool_id: Option<String>,
+    /// The file says `enabled = false`.
+    pub disabled: bool,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -195,6 +197,13 @@ fn http_view(state: &AppState) -> Result<HttpToolsView, CommandError> {
         .into_iter()
         .filter_map(|id| http.file_of(&id).map(|path| (file_name(&path), id)))
         .collect();
+    let report = sources
+        .http_report
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let disabled_files: std::collections::HashSet<String> =
+        report.disabled_files.iter().map(|p| file_name(p)).collect();
     let mut files: Vec<HttpToolFile> = match std::fs::read_dir(&directory) {
         Ok(entries) => entries
             .filter_map(Result::ok)
@@ -202,17 +211,13 @@ fn http_view(state: &AppState) -> Result<HttpToolsView, CommandError> {
             .filter(|name| name.ends_with(".json") || name.ends_with(".toml"))
             .map(|name| HttpToolFile {
                 tool_id: by_file.get(&name).cloned(),
+                disabled: disabled_files.contains(&name),
                 file_name: name,
             })
             .collect(),
         Err(_) => Vec::new(),
     };
     files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-    let report = sources
-        .http_report
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
     Ok(HttpToolsView {
         directory: directory.display().to_string(),
         files,

@@ -202,6 +202,8 @@ export type HttpToolFile = {
 	file_name: string,
 	/**  The tool it registered; `None` when the file has a problem or is disabled. */
 	tool_id: string | null,
+	/**  The file says `enabled = false`. */
+	disabled: boolean,
 };
 
 export type HttpToolProblem = {

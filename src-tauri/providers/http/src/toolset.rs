@@ -71,6 +71,8 @@ pub struct ReloadReport {
     pub removed: Vec<String>,
     /// Tools whose file says `enabled = false` (not registered).
     pub disabled: Vec<String>,
+    /// The files those disabled tools are defined in.
+    pub disabled_files: Vec<PathBuf>,
     pub problems: Vec<DefinitionProblem>,
 }
 
@@ -203,6 +205,7 @@ impl HttpToolSet {
                 Ok(spec) if spec.enabled => Some(spec),
                 Ok(spec) => {
                     report.disabled.push(spec.id().to_owned());
+                    report.disabled_files.push(path.clone());
                     None
                 }
                 Err(error) => {

@@ -140,6 +140,7 @@ fn reload_follows_added_changed_disabled_broken_and_deleted_files() {
     let report = set.reload();
     assert_eq!(report.removed, ["a", "b"]);
     assert_eq!(report.disabled, ["a"]);
+    assert_eq!(report.disabled_files, [dir.path().join("a.json")]);
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
     assert!(registry.tool_ids().is_empty());
 

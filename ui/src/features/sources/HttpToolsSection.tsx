@@ -156,7 +156,7 @@ export function HttpToolsSection() {
                   >
                     <code>{fileName}</code>
                     <span className="muted src-file-tool">
-                      {file === undefined ? "new" : file.tool_id !== null ? `tool ${file.tool_id}` : "not loaded"}
+                      {file === undefined ? "new" : file.tool_id !== null ? `tool ${file.tool_id}` : file.disabled ? "disabled" : "not loaded"}
                       {dirty ? " · edited" : ""}
                     </span>
                   </button>

@@ -254,7 +254,7 @@ describe("HTTP tools", () => {
     installSourcesBackend();
     await renderPane();
     const files = await screen.findAllByTestId("http-file");
-    expect(files.map((file) => file.textContent)).toEqual(["broken.jsonnot loaded", "weather.tomltool weather"]);
+    expect(files.map((file) => file.textContent)).toEqual(["broken.jsonnot loaded", "weather.tomltool weather", "zz-off.jsondisabled"]);
     expect(screen.getByTestId("http-problems").textContent).toBe("broken.json: methods[0].endpoint.url: relative URL without a base");
     expect(screen.getByTestId("http-directory").textContent).toContain("http-tools");
   });
@@ -310,7 +310,7 @@ describe("HTTP tools", () => {
       expect(backend.argsOf("http_tool_delete")).toEqual([{ fileName: "broken.json" }]);
     });
     await waitFor(() => {
-      expect(screen.getAllByTestId("http-file").map((file) => file.dataset.file)).toEqual(["weather.toml"]);
+      expect(screen.getAllByTestId("http-file").map((file) => file.dataset.file)).toEqual(["weather.toml", "zz-off.json"]);
     });
   });
 });

@@ -57,11 +57,12 @@ export const SERVERS: SourceState[] = [
 export const HTTP_VIEW: HttpToolsView = {
   directory: "/home/me/.local/share/dev.toolscope.app/http-tools",
   files: [
-    { file_name: "broken.json", tool_id: null },
-    { file_name: "weather.toml", tool_id: "weather" },
+    { file_name: "broken.json", tool_id: null, disabled: false },
+    { file_name: "weather.toml", tool_id: "weather", disabled: false },
+    { file_name: "zz-off.json", tool_id: null, disabled: true },
   ],
   problems: [{ file_name: "broken.json", field: "methods[0].endpoint.url", message: "relative URL without a base" }],
-  disabled: [],
+  disabled: ["off"],
 };
 
 type Handler = (args: Record<string, unknown>) => unknown;
