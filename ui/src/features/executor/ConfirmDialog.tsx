@@ -3,8 +3,10 @@
  * dialog over the whole app (so it is seen even from another pane) with the routing name, why it
  * asks and the arguments. Focus starts on Deny; Esc denies; Tab stays inside the dialog.
  */
-import { useEffect, useId, useRef, type KeyboardEvent } from "react";
+import { useId, useRef, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
+
+import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
 
 import type { ConfirmReason } from "../../lib/ipc";
 import type { PendingConfirmation } from "./useRun";
@@ -25,13 +27,7 @@ export function ConfirmDialog({ confirmation, onAnswer }: Props) {
   const deny = useRef<HTMLButtonElement>(null);
   const { request } = confirmation;
 
-  useEffect(() => {
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    deny.current?.focus();
-    return () => {
-      previous?.focus();
-    };
-  }, [confirmation.confirmationId]);
+  useFocusWhileOpen(() => deny.current, confirmation.confirmationId);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === "Escape") {
@@ -40,18 +36,7 @@ export function ConfirmDialog({ confirmation, onAnswer }: Props) {
       onAnswer(false);
       return;
     }
-    if (event.key !== "Tab") return;
-    const focusable = dialog.current?.querySelectorAll<HTMLElement>("button, [tabindex='0']");
-    if (!focusable || focusable.length === 0) return;
-    const first = focusable[0];
-    const last = focusable[focusable.length - 1];
-    if (event.shiftKey && document.activeElement === first) {
-      event.preventDefault();
-      last?.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first?.focus();
-    }
+    keepTabInside(event, dialog.current);
   };
 
   return createPortal(

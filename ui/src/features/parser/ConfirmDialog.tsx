@@ -5,9 +5,10 @@
  * It is rendered over the whole window (a portal), so a run waiting for an answer is seen even
  * after the user switched to another pane.
  */
-import { useEffect, useRef, type KeyboardEvent } from "react";
+import { useRef, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
 
+import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
 import type { Annotations, ConfirmationRequest, ConfirmReason } from "../../lib/ipc";
 import { prettyJson } from "./format";
 
@@ -38,13 +39,7 @@ export function ConfirmDialog({
   const dialog = useRef<HTMLDivElement>(null);
   const deny = useRef<HTMLButtonElement>(null);
 
-  useEffect(() => {
-    const previous = document.activeElement;
-    deny.current?.focus();
-    return () => {
-      if (previous instanceof HTMLElement && previous.isConnected) previous.focus();
-    };
-  }, []);
+  useFocusWhileOpen(() => deny.current);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === "Escape") {
@@ -53,18 +48,7 @@ export function ConfirmDialog({
       onAnswer(false);
       return;
     }
-    if (event.key !== "Tab") return;
-    const focusable = [...(dialog.current?.querySelectorAll<HTMLElement>("button, [tabindex='0']") ?? [])];
-    const first = focusable[0];
-    const last = focusable[focusable.length - 1];
-    if (!first || !last) return;
-    if (event.shiftKey && document.activeElement === first) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
+    keepTabInside(event, dialog.current);
   };
 
   const badges = hints(request.annotations);

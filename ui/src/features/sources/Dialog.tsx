@@ -3,8 +3,10 @@
  * which cancels), Tab stays inside. Focus starts on `initialFocus` (a selector inside the
  * dialog, default the Cancel button) and returns where it was when the dialog closes.
  */
-import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { useId, useRef, type KeyboardEvent, type ReactNode } from "react";
 import { createPortal } from "react-dom";
+
+import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
 
 interface Props {
   title: ReactNode;
@@ -22,14 +24,10 @@ export function Dialog({ title, children, confirmLabel, onConfirm, onCancel, tes
   const dialog = useRef<HTMLDivElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
 
-  useEffect(() => {
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const first = initialFocus ? dialog.current?.querySelector<HTMLElement>(initialFocus) : null;
-    (first ?? cancel.current)?.focus();
-    return () => {
-      previous?.focus();
-    };
-  }, [initialFocus]);
+  useFocusWhileOpen(
+    () => (initialFocus ? dialog.current?.querySelector<HTMLElement>(initialFocus) : null) ?? cancel.current,
+    initialFocus,
+  );
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === "Escape") {
@@ -42,18 +40,8 @@ export function Dialog({ title, children, confirmLabel, onConfirm, onCancel, tes
       event.preventDefault();
       event.stopPropagation();
       onConfirm();
-    } else if (event.key === "Tab") {
-      const focusable = dialog.current?.querySelectorAll<HTMLElement>("button, [tabindex='0']");
-      if (!focusable || focusable.length === 0) return;
-      const first = focusable[0];
-      const last = focusable[focusable.length - 1];
-      if (event.shiftKey && document.activeElement === first) {
-        event.preventDefault();
-        last?.focus();
-      } else if (!event.shiftKey && document.activeElement === last) {
-        event.preventDefault();
-        first?.focus();
-      }
+    } else {
+      keepTabInside(event, dialog.current);
     }
   };
 

@@ -1,0 +1,37 @@
+/**
+ * Keyboard behaviour every modal dialog of the app shares: Tab and Shift+Tab cycle inside the
+ * dialog, and focus moves into it when it opens and back to where it was when it closes.
+ */
+import { useEffect, type KeyboardEvent } from "react";
+
+/** On Tab at the last (Shift+Tab at the first) focusable element, wraps around inside `container`. */
+export function keepTabInside(event: KeyboardEvent<HTMLElement>, container: HTMLElement | null): void {
+  if (event.key !== "Tab") return;
+  const focusable = [...(container?.querySelectorAll<HTMLElement>("button, [tabindex='0']") ?? [])];
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  if (!first || !last) return;
+  if (event.shiftKey && document.activeElement === first) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && document.activeElement === last) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * Focuses what `initial` returns when the dialog opens (again whenever `key` changes) and gives
+ * the focus back to the element that had it, if it is still there, when the dialog closes.
+ */
+export function useFocusWhileOpen(initial: () => HTMLElement | null | undefined, key?: unknown): void {
+  useEffect(() => {
+    const previous = document.activeElement;
+    initial()?.focus();
+    return () => {
+      if (previous instanceof HTMLElement && previous.isConnected) previous.focus();
+    };
+    // `initial` reads refs at effect time; re-running on each render would steal focus.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+}
