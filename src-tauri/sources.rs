@@ -68,14 +68,7 @@ impl ToolSources {
         };
         let (report, changes) = (Arc::clone(&self.http_report), Arc::clone(&self.changes));
         tauri::async_runtime::spawn(async move {
-            let first = {
-                let http = Arc::clone(&http);
-                tokio::task::spawn_blocking(move || http.reload()).await
-            };
-            if let Ok(first) = first {
-                *report.lock().unwrap_or_else(|e| e.into_inner()) = first;
-                changes.send_modify(|n| *n += 1);
-            }
+            // The watch's first poll is the initial load.
             let watch = http.watch(HTTP_POLL);
             let mut reports = watch.reports();
             while reports.changed().await.is_ok() {
