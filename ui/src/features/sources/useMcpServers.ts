@@ -3,10 +3,10 @@
  * each action. Actions run one per server at a time; a failed action's message is kept per
  * server until the next action on it.
  */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 
 import { errorMessage, ipc, type McpServerConfig, type SourceState } from "../../lib/ipc";
-import { useSourcesChanged } from "../../lib/useSourcesChanged";
+import { useSourceQuery } from "./useSourceQuery";
 
 export type ServerAction = "reconnect" | "approve" | "remove" | "enable" | "disable";
 
@@ -45,33 +45,9 @@ function runAction(server: SourceState, action: ServerAction): Promise<unknown> 
 }
 
 export function useMcpServers(): McpServers {
-  const [request, setRequest] = useState(0);
-  const [servers, setServers] = useState<SourceState[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { data: servers, loadError, reload } = useSourceQuery(ipc.mcpServers);
   const [busy, setBusy] = useState<ReadonlyMap<string, ServerAction>>(new Map());
   const [errors, setErrors] = useState<ReadonlyMap<string, string>>(new Map());
-
-  useEffect(() => {
-    let current = true;
-    ipc.mcpServers().then(
-      (list) => {
-        if (!current) return;
-        setServers(list);
-        setLoadError(null);
-      },
-      (reason: unknown) => {
-        if (current) setLoadError(errorMessage(reason));
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [request]);
-
-  const reload = useCallback(() => {
-    setRequest((n) => n + 1);
-  }, []);
-  useSourcesChanged(reload);
 
   const act = useCallback(
     async (server: SourceState, action: ServerAction) => {
