@@ -40,10 +40,10 @@ export function ConfirmDialog({ confirmation, onAnswer }: Props) {
   };
 
   return createPortal(
-    <div className="ex-backdrop">
+    <div className="ex-backdrop modal-backdrop">
       <div
         ref={dialog}
-        className="ex-dialog"
+        className="ex-dialog modal"
         role="alertdialog"
         aria-modal="true"
         aria-labelledby={`${id}-title`}
@@ -61,7 +61,7 @@ export function ConfirmDialog({ confirmation, onAnswer }: Props) {
         <pre className="ex-dialog-args" data-testid="confirm-args" tabIndex={0}>
           {JSON.stringify(request.args, null, 2)}
         </pre>
-        <div className="ex-dialog-buttons">
+        <div className="modal-buttons">
           <button
             ref={deny}
             type="button"

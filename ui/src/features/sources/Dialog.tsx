@@ -46,10 +46,10 @@ export function Dialog({ title, children, confirmLabel, onConfirm, onCancel, tes
   };
 
   return createPortal(
-    <div className="src-backdrop">
+    <div className="src-backdrop modal-backdrop">
       <div
         ref={dialog}
-        className="src-dialog"
+        className="src-dialog modal"
         role="alertdialog"
         aria-modal="true"
         aria-labelledby={`${id}-title`}
@@ -58,7 +58,7 @@ export function Dialog({ title, children, confirmLabel, onConfirm, onCancel, tes
       >
         <h3 id={`${id}-title`}>{title}</h3>
         {children}
-        <div className="src-dialog-buttons">
+        <div className="modal-buttons">
           <button ref={cancel} type="button" className="button" data-testid={`${testId}-cancel`} onClick={onCancel}>
             Cancel <kbd>Esc</kbd>
           </button>
