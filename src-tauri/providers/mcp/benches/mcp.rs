@@ -15,24 +15,16 @@ use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
 use toolscope_engine::{ParsedToolRequest, Registry};
 use toolscope_mcp::sources::SourceOptions;
-use toolscope_mcp::{McpServerConfig, McpSources, McpTransport, SourceStatus};
+use toolscope_mcp::{McpServerConfig, McpSources, SourceStatus};
+
+// The integration tests' helpers (`stdio` config builder).
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::stdio;
 
 const WARMUP: usize = 200;
 const CALLS: usize = 2000;
 const CONNECTS: usize = 10;
-
-fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerConfig {
-    McpServerConfig {
-        name: name.into(),
-        transport: McpTransport::Stdio {
-            command: command.into(),
-            args: args.iter().map(|a| (*a).to_owned()).collect(),
-            env: Default::default(),
-            cwd: None,
-        },
-        enabled: true,
-    }
-}
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
