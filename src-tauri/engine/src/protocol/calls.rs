@@ -5,7 +5,11 @@
 //! JSON string. Decoding those shapes once, with one set of messages, keeps the formats
 //! consistent and their modules short.
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+use super::call_json::{list_items, CallDocument, CallFields, CallItem};
+use super::json_value::JsonValue;
 
 use crate::types::{
     new_request_id, Diagnostic, DiagnosticCode, ParseOutput, ParsedToolRequest, Severity, Span,
@@ -71,6 +75,16 @@ pub fn push_request(
 
 /// Parses `text[span]` as JSON; a syntax error becomes a diagnostic pointing at the byte.
 pub fn parse_json(text: &str, span: Span, what: &str, out: &mut ParseOutput) -> Option<Value> {
+    parse_json_as::<JsonValue>(text, span, what, out).map(|v| v.0)
+}
+
+/// [`parse_json`] into any type that reads every JSON value (so the only errors are syntax).
+pub fn parse_json_as<T: DeserializeOwned>(
+    text: &str,
+    span: Span,
+    what: &str,
+    out: &mut ParseOutput,
+) -> Option<T> {
     let slice = text.get(span.start..span.end)?;
     if slice.trim().is_empty() {
         error(
@@ -81,7 +95,7 @@ pub fn parse_json(text: &str, span: Span, what: &str, out: &mut ParseOutput) -> 
         );
         return None;
     }
-    match serde_json::from_str::<Value>(slice) {
+    match serde_json::from_str::<T>(slice) {
         Ok(value) => Some(value),
         Err(e) if e.is_eof() => {
             error(
@@ -126,56 +140,10 @@ fn byte_offset(text: &str, line: usize, column: usize) -> usize {
 /// Reads one call object in any of the common JSON shapes (taken by value: the arguments are
 /// moved out, not copied, which matters for megabyte replies).
 pub fn call_from_json(value: Value) -> Result<Call, (DiagnosticCode, String)> {
-    let Value::Object(mut object) = value else {
-        return Err((
-            DiagnosticCode::InvalidJson,
-            format!(
-                "a call must be a JSON object, found {}",
-                crate::types::json_kind(&value)
-            ),
-        ));
-    };
-    // OpenAI's {"type": "function", "function": {...}, "id": ...}.
-    if matches!(object.get("function"), Some(Value::Object(_))) {
-        let id = object.get("id").and_then(Value::as_str).map(str::to_owned);
-        let function = object.remove("function").unwrap_or_default();
-        let mut call = call_from_json(function)?;
-        if call.id.is_none() {
-            call.id = id;
-        }
-        return Ok(call);
+    match value {
+        Value::Object(object) => CallFields::from_map(object).into_call(),
+        other => CallItem::NotObject(crate::types::json_kind(&other)).into_call(),
     }
-    let name = ["name", "tool_name", "function_name"]
-        .iter()
-        .find_map(|key| object.get(*key))
-        .ok_or((
-            DiagnosticCode::MissingToolName,
-            "the call has no \"name\"; it is skipped".to_owned(),
-        ))?;
-    let Some(name) = name
-        .as_str()
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .map(str::to_owned)
-    else {
-        return Err((
-            DiagnosticCode::MissingToolName,
-            "the call's \"name\" is not a non-empty string; it is skipped".to_owned(),
-        ));
-    };
-    let id = ["id", "call_id", "tool_call_id"]
-        .iter()
-        .find_map(|key| object.get(*key))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let key = ["arguments", "parameters", "args", "input"]
-        .into_iter()
-        .find(|key| object.contains_key(*key));
-    let args = match key.and_then(|key| object.remove(key).map(|v| (key, v))) {
-        None | Some((_, Value::Null)) => Map::new(),
-        Some((key, value)) => arguments(key, value)?,
-    };
-    Ok(Call { name, args, id })
 }
 
 /// Arguments as an object, or as a string holding one (OpenAI style).
@@ -183,7 +151,7 @@ pub fn arguments(key: &str, value: Value) -> Result<Map<String, Value>, (Diagnos
     match value {
         Value::Object(map) => Ok(map),
         Value::String(s) if s.trim().is_empty() => Ok(Map::new()),
-        Value::String(s) => match serde_json::from_str::<Value>(&s) {
+        Value::String(s) => match super::json_value::from_str(&s) {
             Ok(Value::Object(map)) => Ok(map),
             Ok(other) => Err((
                 DiagnosticCode::InvalidJson,
@@ -252,9 +220,19 @@ pub fn push_json_calls(
     let body = text.get(span.start..span.end).unwrap_or_default();
     let mut parsed = None;
     if body.trim_start().starts_with('[') {
+        // The usual case, a well-formed list: each call decoded with its span in one pass.
+        if let Some(items) = list_items(text, span) {
+            if items.is_empty() {
+                empty_list(out, what, block_span);
+            }
+            for (element, item) in items {
+                push_one(out, text, element, format, item);
+            }
+            return;
+        }
         // Parsed once here; a valid list goes on below without a second parse.
-        match serde_json::from_str::<Value>(body) {
-            Ok(value) => parsed = Some(value),
+        match serde_json::from_str::<CallDocument>(body) {
+            Ok(document) => parsed = Some(document),
             Err(e) => {
                 // A broken list: decode element by element so one bad or cut-off call does not
                 // hide the good ones around it. Only a list of objects is worth that: anything
@@ -275,19 +253,19 @@ pub fn push_json_calls(
                 );
                 for (index, element) in elements.into_iter().enumerate() {
                     let label = format!("call {} of the list", index + 1);
-                    if let Some(value) = parse_json(text, element, &label, out) {
-                        push_one(out, text, element, format, value);
+                    if let Some(item) = parse_json_as::<CallItem>(text, element, &label, out) {
+                        push_one(out, text, element, format, item);
                     }
                 }
                 return;
             }
         }
     }
-    let Some(value) = parsed.or_else(|| parse_json(text, span, what, out)) else {
+    let Some(document) = parsed.or_else(|| parse_json_as(text, span, what, out)) else {
         return;
     };
-    match value {
-        Value::Array(items) => {
+    match document {
+        CallDocument::List(items) => {
             let spans = super::balanced::element_spans(text, span);
             let empty = items.is_empty();
             for (index, item) in items.into_iter().enumerate() {
@@ -295,20 +273,24 @@ pub fn push_json_calls(
                 push_one(out, text, element, format, item);
             }
             if empty {
-                warning(
-                    out,
-                    DiagnosticCode::StrayText,
-                    format!("{what} is an empty list: no calls"),
-                    block_span,
-                );
+                empty_list(out, what, block_span);
             }
         }
-        other => push_one(out, text, block_span, format, other),
+        CallDocument::One(item) => push_one(out, text, block_span, format, item),
     }
 }
 
-fn push_one(out: &mut ParseOutput, text: &str, span: Span, format: &str, value: Value) {
-    match call_from_json(value) {
+fn empty_list(out: &mut ParseOutput, what: &str, block_span: Span) {
+    warning(
+        out,
+        DiagnosticCode::StrayText,
+        format!("{what} is an empty list: no calls"),
+        block_span,
+    );
+}
+
+fn push_one(out: &mut ParseOutput, text: &str, span: Span, format: &str, item: CallItem) {
+    match item.into_call() {
         Ok(call) => push_request(out, text, span, format, call, false),
         Err((code, message)) => error(out, code, message, span),
     }

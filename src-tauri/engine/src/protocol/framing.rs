@@ -204,6 +204,7 @@ pub struct Scanner {
     framing: Framing,
     /// Bytes that may start an opening marker.
     open_first: FirstBytes,
+    finders: Finders,
     /// Everything before `pos` is decided.
     pos: usize,
     /// Start of content not yet reported.
@@ -254,13 +255,23 @@ fn match_at(text: &[u8], at: usize, marker: &str, eof: bool) -> Match {
 /// First position ≥ `from` where `marker` starts, or where the text ends inside a prefix of it.
 /// A full match can only begin before the last `marker.len() - 1` bytes, so it always comes
 /// before a partial one; SIMD substring search does the long stretches.
-fn find_marker(text: &[u8], from: usize, marker: &str, eof: bool) -> Option<(usize, Match)> {
+fn find_marker(
+    text: &[u8],
+    from: usize,
+    marker: &str,
+    finders: &Finders,
+    eof: bool,
+) -> Option<(usize, Match)> {
     let needle = marker.as_bytes();
     let haystack = text.get(from..)?;
     if needle.is_empty() {
         return None;
     }
-    if let Some(offset) = memchr::memmem::find(haystack, needle) {
+    let found = match finders.get(marker) {
+        Some(finder) => finder.find(haystack),
+        None => memchr::memmem::find(haystack, needle),
+    };
+    if let Some(offset) = found {
         return Some((from + offset, Match::Yes));
     }
     if eof {
@@ -270,6 +281,39 @@ fn find_marker(text: &[u8], from: usize, marker: &str, eof: bool) -> Option<(usi
     (tail..text.len())
         .find(|&i| needle.starts_with(&text[i..]))
         .map(|i| (i, Match::Partial))
+}
+
+/// A substring searcher per marker of a framing, built once per scan: building one costs about
+/// as much as searching a whole block for it, and a megabyte reply has thousands of blocks.
+#[derive(Debug, Clone)]
+struct Finders(Box<[(&'static str, memchr::memmem::Finder<'static>)]>);
+
+impl Finders {
+    fn new(framing: &Framing) -> Self {
+        let mut markers: Vec<&'static str> = Vec::new();
+        for rule in framing.rules {
+            if let Open::Marker(m) = rule.open {
+                markers.push(m);
+            }
+            match rule.close {
+                Close::Marker(m) | Close::Balanced { after: m, .. } => markers.push(m),
+                Close::Immediately | Close::UntilNext => {}
+            }
+        }
+        markers.retain(|m| !m.is_empty());
+        markers.sort_unstable();
+        markers.dedup();
+        Self(
+            markers
+                .into_iter()
+                .map(|m| (m, memchr::memmem::Finder::new(m.as_bytes())))
+                .collect(),
+        )
+    }
+
+    fn get(&self, marker: &str) -> Option<&memchr::memmem::Finder<'static>> {
+        self.0.iter().find(|(m, _)| *m == marker).map(|(_, f)| f)
+    }
 }
 
 /// The distinct first bytes of a framing's opening markers, searched with memchr.
@@ -334,6 +378,7 @@ impl Scanner {
             .collect();
         let open_first = FirstBytes::new(&firsts);
         Self {
+            finders: Finders::new(&framing),
             framing,
             open_first,
             pos: 0,
@@ -357,7 +402,7 @@ impl Scanner {
             Some(a) if a.marker == marker && a.from <= self.pos => self.pos.max(a.upto),
             _ => self.pos,
         };
-        let hit = find_marker(bytes, from, marker, eof);
+        let hit = find_marker(bytes, from, marker, &self.finders, eof);
         if !matches!(hit, Some((_, Match::Yes))) {
             // No full match starts before the last `marker.len() - 1` bytes.
             let upto = bytes.len().saturating_sub(marker.len().saturating_sub(1));
@@ -568,7 +613,7 @@ impl Scanner {
             .rules
             .iter()
             .filter_map(|rule| match rule.open {
-                Open::Marker(m) => find_marker(bytes, self.pos, m, eof),
+                Open::Marker(m) => find_marker(bytes, self.pos, m, &self.finders, eof),
                 Open::TextStart(_) => None,
             })
             .min_by_key(|(at, found)| (*at, *found != Match::Yes))
@@ -659,7 +704,7 @@ impl Scanner {
             // Such a block also ends where any other block or token of the format begins.
             self.next_open_marker(&bytes[..limit], eof)
         } else {
-            reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, eof))
+            reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof))
         };
         match (close_hit, reopen_hit) {
             (_, Some((at, Match::Yes))) if until_next => {
@@ -729,7 +774,8 @@ impl Scanner {
                 // The inner marker must come before the rule's own opening marker recurs.
                 let hit = self.find_from_pos(bytes, after, eof);
                 let limit = hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
-                let again = reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, eof));
+                let again = reopen
+                    .and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof));
                 match (hit, again) {
                     (_, Some((at, Match::Yes))) => {
                         self.cut(rule, start, body_start, at, ANOTHER, events);

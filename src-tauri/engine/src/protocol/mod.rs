@@ -6,6 +6,7 @@
 
 pub mod anthropic;
 pub mod balanced;
+pub mod call_json;
 pub mod calls;
 pub mod command_r;
 pub mod deepseek_v3;
@@ -27,6 +28,7 @@ pub mod internlm2;
 pub mod jamba;
 mod json_document;
 pub mod json_strict;
+pub mod json_value;
 pub mod kimi_k2;
 pub mod lfm2;
 pub mod llama3_json;
