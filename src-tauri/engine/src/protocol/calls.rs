@@ -186,8 +186,13 @@ pub fn push_named_call(
     name: &str,
     id: Option<String>,
 ) {
-    let what = format!("the arguments of '{name}'");
-    let Some(value) = parse_json(text, json, &what, out) else {
+    // The label is only needed for a diagnostic: the usual valid body is decoded without it.
+    let decoded = text
+        .get(json.start..json.end)
+        .and_then(|body| super::json_value::from_str(body).ok());
+    let Some(value) =
+        decoded.or_else(|| parse_json(text, json, &format!("the arguments of '{name}'"), out))
+    else {
         return;
     };
     match arguments("arguments", value) {
@@ -205,6 +210,18 @@ pub fn push_named_call(
         ),
         Err((code, message)) => error(out, code, message, json),
     }
+}
+
+/// The first `needle` in `haystack`. For the short markers inside one call (`[ARGS]`), finding
+/// the first byte with memchr beats building a substring searcher for every call.
+pub fn find_marker_in(haystack: &str, needle: &str) -> Option<usize> {
+    let (&first, rest) = needle.as_bytes().split_first()?;
+    let bytes = haystack.as_bytes();
+    memchr::memchr_iter(first, bytes).find(|&at| {
+        bytes
+            .get(at + 1..at + needle.len())
+            .is_some_and(|candidate| candidate == rest)
+    })
 }
 
 /// Decodes `text[span]` as one call object or an array of them, pushing a request per call

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::balanced::Syntax;
-use super::calls::{error, push_named_call};
+use super::calls::{error, find_marker_in, push_named_call};
 use super::framing::{self, Block, Close, Framing, Rule, THINK};
 use super::mistral::{available_tools, THINK_CLOSE, THINK_OPEN, TOOL_CALLS};
 use super::{result_value, Protocol, ToolDefinitionInput};
@@ -69,7 +69,7 @@ impl Protocol for MistralV11 {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let body = &text[block.body.start..block.body.end];
-        let Some(args_at) = body.find(ARGS) else {
+        let Some(args_at) = find_marker_in(body, ARGS) else {
             error(
                 out,
                 DiagnosticCode::MissingToolName,
@@ -79,8 +79,11 @@ impl Protocol for MistralV11 {
             return;
         };
         let head = &body[..args_at];
-        let (name, id) = match head.split_once(CALL_ID) {
-            Some((name, id)) => (name.trim(), Some(id.trim().to_owned())),
+        let (name, id) = match find_marker_in(head, CALL_ID) {
+            Some(at) => (
+                head[..at].trim(),
+                Some(head[at + CALL_ID.len()..].trim().to_owned()),
+            ),
             None => (head.trim(), None),
         };
         if name.is_empty() {
