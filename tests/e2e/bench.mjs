@@ -134,6 +134,44 @@ function appMemory(appPid) {
   return { rss, pss, parts: parts.join(" + "), processes: pids.length };
 }
 
+/**
+ * Where the resident memory of the app's processes lives, from /proc/<pid>/smaps: the WebKit
+ * and JavaScriptCore libraries, Mesa's GL driver with the LLVM it links (WebKitGTK insists on
+ * an EGL display, so under Xvfb that is llvmpipe), other shared libraries, the app binary,
+ * and anonymous memory (heaps, JS heap, stacks). Shared libraries are counted once per
+ * process, as RSS counts them.
+ */
+function memoryBreakdown(appPid) {
+  const table = processTable();
+  const pids = [appPid, ...descendants(appPid, table)];
+  const kinds = { webkit: 0, mesaLlvm: 0, otherLibs: 0, appBinary: 0, anon: 0 };
+  for (const pid of pids) {
+    let smaps;
+    try {
+      smaps = fs.readFileSync(`/proc/${pid}/smaps`, "utf8");
+    } catch {
+      continue;
+    }
+    let name = "";
+    for (const line of smaps.split("\n")) {
+      const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (mapping) {
+        name = mapping[1];
+        continue;
+      }
+      const rss = /^Rss:\s+(\d+)/.exec(line);
+      if (!rss) continue;
+      const kib = Number(rss[1]);
+      if (/libwebkit2gtk|libjavascriptcoregtk/.test(name)) kinds.webkit += kib;
+      else if (/libLLVM|_dri\.so|libgallium|libglapi|libEGL|libGL/.test(name)) kinds.mesaLlvm += kib;
+      else if (name === APP_BINARY) kinds.appBinary += kib;
+      else if (name.startsWith("/") && !name.startsWith("/memfd") && !name.startsWith("/SYSV")) kinds.otherLibs += kib;
+      else kinds.anon += kib;
+    }
+  }
+  return `WebKit+JSC libraries ${mib(kinds.webkit)}, Mesa GL+LLVM ${mib(kinds.mesaLlvm)}, other libraries ${mib(kinds.otherLibs)}, app binary ${mib(kinds.appBinary)}, anonymous and other ${mib(kinds.anon)}`;
+}
+
 async function settle(msDelay) {
   await new Promise((resolve) => setTimeout(resolve, msDelay));
 }
@@ -394,7 +432,10 @@ async function main() {
       await settle(2000);
       const before = appMemory(appPid);
       log(`  after start: RSS ${mib(before.rss)} (${before.parts}), PSS ${mib(before.pss)}`);
+      const breakdown = memoryBreakdown(appPid);
+      log(`  RSS by mapping: ${breakdown}`);
       report.push(`memory after start: RSS ${mib(before.rss)} over ${before.processes} processes, PSS ${mib(before.pss)} (${before.parts})`);
+      report.push(`memory after start by mapping (RSS): ${breakdown}`);
       try {
         const runs = await benchRuns(browser, appPid);
         const after = runs.memory;
