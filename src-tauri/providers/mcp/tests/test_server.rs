@@ -26,6 +26,7 @@ async fn lists_tools_with_mapped_names_schemas_and_annotations_and_calls_them() 
             "slow-op",
             "crash",
             "fail",
+            "garbage",
             "rich",
             "add-tool",
             "get-x",
@@ -193,6 +194,27 @@ async fn a_crash_mid_call_is_a_clear_transport_error_and_reconnect_works() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_on_the_servers_stdout_is_skipped_and_the_call_answers() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("test", &[])).await;
+    let executor = executor(&registry, Duration::from_secs(10));
+    let answered = run(&executor, "test_garbage", json!({})).await;
+    assert_eq!(
+        answered.result, "still talking after the garbage",
+        "{answered:?}"
+    );
+    assert!(answered.is_success());
+    // The connection survived the bad line.
+    let after = run(&executor, "test_echo-text", json!({"text": "after"})).await;
+    assert_eq!(after.result, "after", "{after:?}");
+    assert!(matches!(
+        sources.state("test").map(|s| s.status),
+        Ok(SourceStatus::Ready { .. })
+    ));
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_refreshes_the_registry() {
     let (registry, sources) = sources();
     ready(&sources, test_server("test", &[])).await;
@@ -216,7 +238,7 @@ async fn list_changed_refreshes_the_registry() {
     );
     assert!(matches!(
         sources.state("test").map(|s| s.status),
-        Ok(SourceStatus::Ready { tools: 9, .. })
+        Ok(SourceStatus::Ready { tools: 10, .. })
     ));
     sources.shutdown();
 }
@@ -225,7 +247,7 @@ async fn list_changed_refreshes_the_registry() {
 async fn a_thousand_tools_are_listed_across_pages() {
     let (registry, sources) = sources();
     ready(&sources, test_server("big", &["--tools", "1000"])).await;
-    assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(1008));
+    assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(1009));
     assert!(registry.resolve("big_generated-0999").is_ok());
     sources.shutdown();
 }
