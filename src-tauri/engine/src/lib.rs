@@ -14,6 +14,7 @@ pub mod history;
 pub mod parser;
 pub mod protocol;
 pub mod registry;
+pub mod set_aside;
 pub mod tool;
 pub mod types;
 
