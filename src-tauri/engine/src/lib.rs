@@ -13,6 +13,7 @@ pub mod executor;
 pub mod history;
 pub mod parser;
 pub mod protocol;
+pub mod redact;
 pub mod registry;
 pub mod set_aside;
 pub mod tool;
