@@ -9,6 +9,8 @@
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::{Map, Value};
 
+use crate::tool::ToolFailure;
+
 /// The text secrets are replaced with.
 pub const REDACTED: &str = "***";
 
@@ -57,6 +59,15 @@ impl Redactor {
             }
         }
         out
+    }
+
+    /// Redacts the message of a tool's failure.
+    pub fn redact_failure(&self, failure: ToolFailure) -> ToolFailure {
+        match failure {
+            ToolFailure::Failed(message) => ToolFailure::Failed(self.redact(&message)),
+            ToolFailure::Transport(message) => ToolFailure::Transport(self.redact(&message)),
+            other @ ToolFailure::UnknownMethod(_) => other,
+        }
     }
 
     /// Redacts every string and key of a JSON value.
