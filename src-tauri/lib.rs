@@ -10,6 +10,9 @@ pub mod error;
 pub mod sources;
 pub mod state;
 
+#[cfg(test)]
+mod privilege;
+
 use tauri::{Emitter, Manager};
 
 use crate::error::{CommandError, CommandErrorKind};

@@ -1,6 +1,12 @@
 //! Settings commands: ToolCallConfig, last protocol, pane layout and theme, kept in
 //! tauri-plugin-store (`settings.json` in the app data dir). The engine reads the config from
 //! [`AppState`], which is updated whenever settings are saved.
+//!
+//! The store ignores a file it cannot parse and overwrites it with the next save
+//! (TAURI-NOTES.md), so at startup a settings file that is not usable is moved aside first
+//! ([`set_aside_if_unusable`]) and the move is shown as a startup notice.
+
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime, State};
@@ -82,8 +88,59 @@ pub fn load<R: Runtime>(app: &AppHandle<R>) -> Result<Settings, CommandError> {
     }
 }
 
-/// Applies the stored settings to the engine at startup.
+/// Moves the settings file at `path` aside (`settings.json.corrupt-<unix ms>`) if the store
+/// could not use it: not a JSON object, or settings of the wrong shape. Returns the notice
+/// that tells the user, if there is anything to tell. A missing file is fine (first start).
+pub fn set_aside_if_unusable(path: &Path) -> Option<String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            return Some(format!(
+                "The settings file {} could not be read ({e}); the default settings are used.",
+                path.display()
+            ))
+        }
+    };
+    // The same shape the store reads: one JSON object of keys to values.
+    let problem = match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes)
+    {
+        Err(e) => format!("it is not a JSON object: {e}"),
+        Ok(stored) => match stored
+            .get(SETTINGS_KEY)
+            .cloned()
+            .map(serde_json::from_value::<Settings>)
+        {
+            Some(Err(e)) => format!("its settings are unreadable: {e}"),
+            None | Some(Ok(_)) => return None,
+        },
+    };
+    Some(match toolscope_engine::set_aside::set_aside(path, "corrupt") {
+        Ok(aside) => format!(
+            "The settings file {} could not be used ({problem}). It was moved to {} and the default settings are used.",
+            path.display(),
+            aside.display()
+        ),
+        Err(e) => format!(
+            "The settings file {} could not be used ({problem}) and could not be moved aside ({e}); the default settings are used and will replace it when settings are saved.",
+            path.display()
+        ),
+    })
+}
+
+/// Applies the stored settings to the engine at startup, after setting aside a settings file
+/// the store could not use (before the store first reads it).
 pub fn apply_stored<R: Runtime>(app: &AppHandle<R>, state: &AppState) {
+    match tauri_plugin_store::resolve_store_path(app, STORE_FILE) {
+        Ok(path) => {
+            if let Some(notice) = set_aside_if_unusable(&path) {
+                lock(&state.notices).push(notice);
+            }
+        }
+        Err(e) => lock(&state.notices).push(format!(
+            "The settings file could not be located ({e}); the default settings are used."
+        )),
+    }
     match load(app) {
         Ok(settings) => state.set_config(settings.config),
         Err(error) => lock(&state.notices).push(error.message),
@@ -153,6 +210,68 @@ pub async fn startup_notices(state: State<'_, AppState>) -> Result<Vec<String>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The side files next to `path`, with their contents.
+    fn set_aside_files(path: &Path) -> Vec<(String, Vec<u8>)> {
+        let dir = path.parent().expect("parent");
+        let mut found: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .expect("list")
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.to_string_lossy().contains("settings.json.corrupt-"))
+            .map(|p| {
+                (
+                    p.to_string_lossy().into_owned(),
+                    std::fs::read(&p).expect("read"),
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn unusable_settings_files_are_set_aside_with_a_notice() {
+        let garbage: &[u8] = b"{\"settings\": {\"theme\": \"dark\", \"config\": {\"timeo";
+        let wrong_shape: &[u8] = br#"{"settings": {"theme": 5}}"#;
+        let not_utf8: &[u8] = b"\xff\xfe{}";
+        let not_an_object: &[u8] = b"[1, 2, 3]";
+        for bytes in [garbage, wrong_shape, not_utf8, not_an_object, b""] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir.path().join(STORE_FILE);
+            std::fs::write(&path, bytes).expect("write");
+            let notice = set_aside_if_unusable(&path).expect("a notice");
+            assert!(!path.exists(), "{notice}");
+            let aside = set_aside_files(&path);
+            assert_eq!(aside.len(), 1, "{notice}");
+            assert_eq!(aside[0].1, bytes, "the original bytes are kept");
+            assert!(
+                notice.contains(&path.display().to_string())
+                    && notice.contains(&format!("moved to {}", aside[0].0))
+                    && notice.contains("default settings are used"),
+                "{notice}"
+            );
+        }
+    }
+
+    #[test]
+    fn usable_or_missing_settings_files_are_left_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(STORE_FILE);
+        assert_eq!(set_aside_if_unusable(&path), None, "first start: no file");
+        let stored = serde_json::json!({SETTINGS_KEY: Settings::default(), "other": [1]});
+        for value in [
+            stored,
+            serde_json::json!({}),
+            serde_json::json!({"settings": {}}),
+        ] {
+            let text = serde_json::to_string_pretty(&value).expect("json");
+            std::fs::write(&path, &text).expect("write");
+            assert_eq!(set_aside_if_unusable(&path), None, "{text}");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        }
+        assert!(set_aside_files(&path).is_empty());
+    }
 
     #[test]
     fn partial_settings_fill_defaults_and_validate() {

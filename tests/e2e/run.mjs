@@ -1,6 +1,7 @@
 // End-to-end tests of the built Toolscope app: the real binary (UI embedded), driven through
 // tauri-driver + WebKitWebDriver + WebdriverIO under Xvfb, with its own XDG data/config/cache
-// dirs kept across the two launches of one run (so the run history must survive a restart).
+// dirs kept across the three launches of one run (so the run history must survive a restart,
+// and a settings file corrupted between launches must be set aside with a visible notice).
 //
 //   bash tests/e2e/run.sh              builds the UI and the app, then runs this under xvfb-run
 //   E2E_KEEP_GOING=1 bash tests/e2e/run.sh   run every scenario even after a failure (diagnosis)
@@ -21,13 +22,17 @@ import {
   describeTestIds,
   E2EError,
   hostSummary,
+  inspectorServerAddress,
+  listeningSockets,
   log,
   makeXdgHome,
   openSession,
   presentTestIds,
+  processTable,
   removeDir,
   screenshot,
   setNativeValue,
+  startAppDirectly,
   startDriver,
   textOf,
   tid,
@@ -667,6 +672,63 @@ async function restartScenario() {
   }
 }
 
+async function noListeningPortScenario() {
+  const appPid = driver.appPid();
+  expect(appPid !== null, "the app process is not running");
+  // The detector finds a listening socket where there is one: tauri-driver's own (test infra,
+  // not the app, and not part of the app's process tree).
+  expect(listeningSockets([driver.pid]).listening.length > 0, "no listening socket found for tauri-driver: the /proc reading is broken");
+
+  // The app as WebDriver runs it, after everything above (MCP server child included). The only
+  // listener allowed is WebKit's automation endpoint that WebKitWebDriver asked for.
+  const table = processTable();
+  const pids = driver.appPids();
+  expect(pids.includes(appPid), `the app (pid ${appPid}) is not among ${JSON.stringify(pids)}`);
+  const names = [...new Set(pids.map((pid) => table.get(pid)?.comm ?? "?"))].sort();
+  if (mcpReady) expect(names.some((name) => name.startsWith("toolscope-mcp")), `no MCP server child among ${names.join(", ")}`);
+  const automation = inspectorServerAddress(appPid);
+  const { listening, sockets } = listeningSockets(pids, table);
+  const unexpected = listening.filter((s) => !(s.pid === appPid && s.proto === "tcp" && s.local === automation));
+  log(`  under WebDriver: ${pids.length} app processes (${names.join(", ")}) hold ${sockets} sockets; listening: ${JSON.stringify(listening)} (WebDriver's inspector endpoint: ${automation})`);
+  expect(unexpected.length === 0, `the app's processes listen: ${JSON.stringify(unexpected)}`);
+
+  // The app as a user starts it: no WebDriver, nothing may listen at all.
+  const home = makeXdgHome("e2e-ports");
+  const dataDir = path.join(home.XDG_DATA_HOME, APP_IDENTIFIER);
+  const env = { XDG_DATA_HOME: home.XDG_DATA_HOME, XDG_CONFIG_HOME: home.XDG_CONFIG_HOME, XDG_CACHE_HOME: home.XDG_CACHE_HOME };
+  const app = await startAppDirectly({ env, dataDir });
+  try {
+    // Looked at several times while it settles, not once.
+    for (let look = 0; look < 5; look++) {
+      const direct = listeningSockets(app.pids());
+      if (look === 0) log(`  started directly: ${app.pids().length} processes hold ${direct.sockets} sockets, ${direct.listening.length} listening`);
+      expect(direct.listening.length === 0, `the app started directly listens: ${JSON.stringify(direct.listening)}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  } finally {
+    await app.stop();
+    removeDir(home.home);
+  }
+}
+
+// A settings file cut off in the middle of a save (the store writes it in place).
+const CORRUPT_SETTINGS = '{\n  "settings": {\n    "config": {\n      "timeout_ms": 30';
+
+async function corruptSettingsScenario() {
+  await closeSession(browser, driver);
+  browser = null;
+  const dataDir = path.join(xdg.XDG_DATA_HOME, APP_IDENTIFIER);
+  fs.writeFileSync(path.join(dataDir, "settings.json"), CORRUPT_SETTINGS);
+  await launch("third launch, corrupt settings file");
+  await waitVisible(browser, tid("startup-notices"), { what: "the startup notice about the corrupt settings file" });
+  const notice = (await textOf(browser, tid("startup-notices"))) ?? "";
+  const aside = fs.readdirSync(dataDir).filter((name) => name.startsWith("settings.json.corrupt-"));
+  expect(aside.length === 1, `settings side files in ${dataDir}: ${JSON.stringify(aside)}`);
+  expect(fs.readFileSync(path.join(dataDir, aside[0]), "utf8") === CORRUPT_SETTINGS, `${aside[0]} does not hold the corrupt file's bytes`);
+  expect(notice.includes("settings file") && notice.includes(aside[0]), `the notice reads ${JSON.stringify(notice)}`);
+  await screenshot("startup-notice-corrupt-settings", { browser, focus: tid("startup-notices") });
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
@@ -691,7 +753,9 @@ async function main() {
     await scenario("4c hermes reply: auto-detected, replayed as a stream", replayScenario);
     await scenario("6 sources: add the MCP test server, approve its command line, status ready", sourcesScenario);
     await scenario("7 MCP tools: found in Discovery, run in the Executor (text, progress, rich content)", mcpCallScenario);
+    await scenario("8 no listening port: the app and its children (WebKit, MCP server) listen on no TCP/UDP port, under WebDriver and started directly", noListeningPortScenario);
     await scenario("5 restart: history survives with the same data dir, the approved server starts again", restartScenario);
+    await scenario("9 a corrupt settings file is set aside with a visible notice at the next start", corruptSettingsScenario);
   } finally {
     if (browser) await closeSession(browser, driver).catch(() => {});
     await driver.stop();

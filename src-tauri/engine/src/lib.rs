@@ -13,7 +13,9 @@ pub mod executor;
 pub mod history;
 pub mod parser;
 pub mod protocol;
+pub mod redact;
 pub mod registry;
+pub mod set_aside;
 pub mod tool;
 pub mod types;
 

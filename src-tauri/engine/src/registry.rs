@@ -60,16 +60,36 @@ impl RegisteredMethod {
         self.search_text.contains(needle)
     }
 
-    /// The compiled argument schema, built on first use and kept. Remote `$ref`s are never
-    /// fetched: jsonschema is built without its resolver features.
+    /// The compiled argument schema, built on first use and kept. External `$ref`s are never
+    /// fetched or read (see [`NeverFetch`]).
     pub fn validator(&self) -> Result<Arc<jsonschema::Validator>, String> {
         self.validator
             .get_or_init(|| {
-                jsonschema::validator_for(&self.meta.parameters)
+                jsonschema::options()
+                    .with_retriever(NeverFetch)
+                    .build(&self.meta.parameters)
                     .map(Arc::new)
                     .map_err(|e| format!("the method's parameter schema is invalid: {e}"))
             })
             .clone()
+    }
+}
+
+/// Refuses every `$ref` outside the schema itself. A tool's schema comes from a server or a
+/// file we do not control; following its references would make the app fetch URLs and read
+/// local files. jsonschema is built without its resolver features as well, but features unify
+/// across a build, so the refusal is stated here, with a message that says why.
+struct NeverFetch;
+
+impl jsonschema::Retrieve for NeverFetch {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!(
+            "'{uri}' is not loaded: Toolscope never fetches a schema from the network or a file"
+        )
+        .into())
     }
 }
 

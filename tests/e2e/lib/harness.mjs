@@ -140,6 +140,120 @@ export function descendants(pid, table = processTable()) {
   return out;
 }
 
+/**
+ * The TCP sockets in LISTEN state and the unconnected (receiving) UDP sockets that `pids` hold,
+ * as {pid, comm, proto, local}. Matches the socket inodes of each process's open files
+ * (/proc/<pid>/fd) against its network namespace's tables (/proc/<pid>/net/{tcp,tcp6,udp,udp6}).
+ * Also returns how many sockets the processes hold in all, so a caller can see it looked.
+ */
+export function listeningSockets(pids, table = processTable()) {
+  const found = [];
+  let sockets = 0;
+  for (const pid of pids) {
+    const inodes = new Set();
+    try {
+      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+        try {
+          const match = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+          if (match) inodes.add(match[1]);
+        } catch {
+          // closed meanwhile
+        }
+      }
+    } catch {
+      continue; // exited meanwhile
+    }
+    sockets += inodes.size;
+    for (const proto of ["tcp", "tcp6", "udp", "udp6"]) {
+      let lines = [];
+      try {
+        lines = fs.readFileSync(`/proc/${pid}/net/${proto}`, "utf8").trim().split("\n").slice(1);
+      } catch {
+        continue;
+      }
+      for (const line of lines) {
+        // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+        const fields = line.trim().split(/\s+/);
+        const [local, remote, state, inode] = [fields[1], fields[2], fields[3], fields[9]];
+        if (!inodes.has(inode)) continue;
+        const listening = proto.startsWith("tcp") ? state === "0A" : remote.endsWith(":0000");
+        if (listening) found.push({ pid, comm: table.get(pid)?.comm ?? "?", proto, local });
+      }
+    }
+  }
+  return { listening: found, sockets };
+}
+
+/**
+ * The `host:port` in `/proc/<pid>/environ` under WEBKIT_INSPECTOR_SERVER, as it appears in
+ * /proc/net/tcp (`0100007F:DEEB`), or null. WebKitWebDriver sets that variable when it starts
+ * the app, and WebKit then listens there for the driver's automation session: a port of the
+ * test set-up inside the app process, absent when the app is started normally.
+ */
+export function inspectorServerAddress(pid) {
+  let environ = "";
+  try {
+    environ = fs.readFileSync(`/proc/${pid}/environ`, "utf8");
+  } catch {
+    return null;
+  }
+  const value = environ.split("\0").find((entry) => entry.startsWith("WEBKIT_INSPECTOR_SERVER="))?.split("=")[1];
+  const match = /^(\d+)\.(\d+)\.(\d+)\.(\d+):(\d+)$/.exec(value ?? "");
+  if (!match) return null;
+  const hex = (n, width) => Number(n).toString(16).toUpperCase().padStart(width, "0");
+  // /proc/net/tcp writes the IPv4 address as a little-endian 32-bit number.
+  const ip = [match[4], match[3], match[2], match[1]].map((octet) => hex(octet, 2)).join("");
+  return `${ip}:${hex(match[5], 4)}`;
+}
+
+/**
+ * Starts the app binary directly (no WebDriver, so nothing asks WebKit to listen) with `env`
+ * added, and waits until it has opened its data dir and started its web process. Returns
+ * {pid, pids(), stop()}; stop() ends it and its children by pid.
+ */
+export async function startAppDirectly({ env, dataDir, timeoutMs = 60_000 }) {
+  const childEnv = { ...process.env, ...env };
+  delete childEnv.WEBKIT_INSPECTOR_SERVER;
+  const child = spawn(APP_BINARY, [], { env: childEnv, stdio: "ignore" });
+  let exited = null;
+  child.on("exit", (code, signal) => {
+    exited = { code, signal };
+  });
+  const pids = () => [child.pid, ...descendants(child.pid)];
+  const stop = async () => {
+    const all = pids().reverse();
+    for (const pid of all) {
+      try {
+        process.kill(pid, "SIGTERM");
+      } catch {
+        // gone
+      }
+    }
+    const until = Date.now() + 5_000;
+    while (!exited && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const pid of all) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) throw new E2EError(`the app exited at start (${JSON.stringify(exited)})`);
+    const table = processTable();
+    const web = descendants(child.pid, table).some((pid) => table.get(pid)?.comm.startsWith("WebKitWebProces"));
+    if (web && fs.existsSync(path.join(dataDir, "history.jsonl"))) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new E2EError(`the app started directly did not open ${dataDir} and a web process within ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { pid: child.pid, pids, stop };
+}
+
 /** Kilobytes from /proc/<pid>/status (VmRSS) and /proc/<pid>/smaps_rollup (Pss); null if gone. */
 export function memoryOf(pid) {
   try {

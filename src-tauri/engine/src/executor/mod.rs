@@ -476,11 +476,12 @@ impl Executor {
                 while !text.is_char_boundary(cut) {
                     cut -= 1;
                 }
-                let mut kept = text;
-                kept.truncate(cut);
-                kept.push_str(&format!(
-                    "\n[output truncated: {cut} of {original} bytes shown]"
-                ));
+                // A fresh string, not `text` truncated: that would keep the whole original
+                // allocation (50 MB for a flood) alive for as long as the result lives.
+                let note = format!("\n[output truncated: {cut} of {original} bytes shown]");
+                let mut kept = String::with_capacity(cut + note.len());
+                kept.push_str(&text[..cut]);
+                kept.push_str(&note);
                 result.result = kept;
                 result.truncated = Some(Truncation {
                     original_bytes: original,

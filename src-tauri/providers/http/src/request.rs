@@ -50,12 +50,9 @@ pub(crate) async fn call_endpoint(
 ) -> Result<Value, ToolFailure> {
     let mut redactor = Redactor::default();
     let outcome = run(client, endpoint, args, env, cancel, &mut redactor).await;
-    match outcome {
-        Ok(value) => Ok(redactor.redact_value(value)),
-        Err(ToolFailure::Failed(m)) => Err(ToolFailure::Failed(redactor.redact(&m))),
-        Err(ToolFailure::Transport(m)) => Err(ToolFailure::Transport(redactor.redact(&m))),
-        Err(other) => Err(other),
-    }
+    outcome
+        .map(|value| redactor.redact_value(value))
+        .map_err(|failure| redactor.redact_failure(failure))
 }
 
 async fn run(

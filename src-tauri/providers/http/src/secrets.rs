@@ -8,13 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use percent_encoding::utf8_percent_encode;
-use serde_json::{Map, Value};
-
-use crate::template::COMPONENT;
-
-/// The text secrets are replaced with.
-pub const REDACTED: &str = "***";
+pub use toolscope_engine::redact::{Redactor, REDACTED};
 
 /// Looks up environment variables. The process environment by default; tests and hosts that
 /// keep secrets elsewhere (an OS keyring) supply their own.
@@ -68,78 +62,9 @@ impl std::fmt::Debug for EnvSource {
     }
 }
 
-/// The secrets one call used, and the means to scrub them from text.
-#[derive(Debug, Default, Clone)]
-pub struct Redactor {
-    /// Every spelling of every secret, longest first.
-    needles: Vec<String>,
-}
-
-impl Redactor {
-    /// Adds a secret in the spellings it can take in a message: as is, percent-encoded (in a
-    /// URL) and form-encoded (`+` for spaces).
-    pub fn add(&mut self, secret: &str) {
-        if secret.is_empty() {
-            return;
-        }
-        let encoded = utf8_percent_encode(secret, COMPONENT).to_string();
-        let form = encoded.replace("%20", "+");
-        for needle in [secret.to_owned(), encoded, form] {
-            if !self.needles.contains(&needle) {
-                self.needles.push(needle);
-            }
-        }
-        self.needles.sort_by_key(|n| std::cmp::Reverse(n.len()));
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.needles.is_empty()
-    }
-
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_owned();
-        for needle in &self.needles {
-            if out.contains(needle.as_str()) {
-                out = out.replace(needle.as_str(), REDACTED);
-            }
-        }
-        out
-    }
-
-    /// Redacts every string and key of a JSON value.
-    pub fn redact_value(&self, value: Value) -> Value {
-        if self.is_empty() {
-            return value;
-        }
-        match value {
-            Value::String(s) => Value::String(self.redact(&s)),
-            Value::Array(items) => {
-                Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect())
-            }
-            Value::Object(map) => Value::Object(
-                map.into_iter()
-                    .map(|(k, v)| (self.redact(&k), self.redact_value(v)))
-                    .collect::<Map<String, Value>>(),
-            ),
-            other => other,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn redacts_every_spelling() {
-        let mut r = Redactor::default();
-        r.add("s3cr3t key/&");
-        let text = "a s3cr3t key/& b s3cr3t%20key%2F%26 c s3cr3t+key%2F%26";
-        assert_eq!(r.redact(text), "a *** b *** c ***");
-        let v = r.redact_value(json!({"s3cr3t key/&": ["x s3cr3t key/&", 1]}));
-        assert_eq!(v, json!({"***": ["x ***", 1]}));
-    }
 
     #[test]
     fn names_missing_variables_not_values() {

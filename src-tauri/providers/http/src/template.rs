@@ -5,18 +5,14 @@
 //! not choose the scheme or host (an argument must never redirect a request that carries
 //! credentials), and a path value of `.` or `..` is refused because URL parsing would resolve it.
 
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use percent_encoding::utf8_percent_encode;
 use serde_json::{Map, Value};
 use toolscope_engine::json_kind;
 
 /// Everything but RFC 3986 unreserved characters is encoded: `/`, `&`, `=`, `?`, `#`, `+`,
 /// spaces and non-ASCII text all become `%XX`, so a value stays one path segment or one query
-/// value.
-pub(crate) const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
+/// value. Shared with the engine's redactor, which must spell secrets the same way.
+pub(crate) use toolscope_engine::redact::URL_COMPONENT as COMPONENT;
 
 /// Where in the URL a placeholder sits, which decides how its value is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,6 +5,11 @@
 //! to report: "exited with status 3" and the last lines it printed say far more than "the
 //! connection closed". Progress notifications are routed by progress token to the call that
 //! asked, and `tools/list_changed` is passed on so the source can list again.
+//!
+//! Secrets: every value substituted for a `${VAR}` and every env entry or header whose name says
+//! it holds a secret go into the connection's [`Redactor`]. Its call results and errors and the
+//! server's log lines pass through it, so a server that echoes its token does not put it into
+//! the history, the UI or a model's context.
 
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
@@ -24,6 +29,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
+use toolscope_engine::redact::Redactor;
 use toolscope_engine::CallContext;
 
 use crate::config::{expand_variables, ConfigError, McpTransport};
@@ -32,14 +38,39 @@ use crate::config::{expand_variables, ConfigError, McpTransport};
 const LOG_LINES: usize = 500;
 /// Longer lines are cut: a server printing one huge line must not fill the memory.
 const LOG_LINE_BYTES: usize = 2000;
+/// Shorter values are not treated as secrets even where a name says so: redacting `1` or
+/// `true` everywhere would garble every result, and real tokens are longer.
+const MIN_SECRET_CHARS: usize = 8;
+/// Env entries and headers whose names contain one of these (any case) hold secrets.
+const SECRET_NAME_PARTS: &[&str] = &[
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "key",
+    "auth",
+    "credential",
+    "cookie",
+    "session",
+];
 
-/// A bounded tail of what the server printed on stderr or sent as log messages.
+/// A bounded tail of what the server printed on stderr or sent as log messages, with the
+/// connection's secrets redacted.
 #[derive(Debug, Default)]
-pub struct ServerLog(Mutex<VecDeque<String>>);
+pub struct ServerLog {
+    lines: Mutex<VecDeque<String>>,
+    secrets: Mutex<Arc<Redactor>>,
+}
 
 impl ServerLog {
+    /// The secrets to redact from the lines pushed from now on (set on every connect).
+    pub fn set_secrets(&self, secrets: Arc<Redactor>) {
+        *self.secrets.lock().unwrap_or_else(|e| e.into_inner()) = secrets;
+    }
+
     pub fn push(&self, line: impl Into<String>) {
-        let mut line = line.into();
+        let secrets = Arc::clone(&self.secrets.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut line = secrets.redact(&line.into());
         if line.len() > LOG_LINE_BYTES {
             let mut cut = LOG_LINE_BYTES;
             while !line.is_char_boundary(cut) {
@@ -48,7 +79,7 @@ impl ServerLog {
             line.truncate(cut);
             line.push_str(" [cut]");
         }
-        let mut lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         if lines.len() == LOG_LINES {
             lines.pop_front();
         }
@@ -56,7 +87,7 @@ impl ServerLog {
     }
 
     pub fn lines(&self) -> Vec<String> {
-        self.0
+        self.lines
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
@@ -66,7 +97,7 @@ impl ServerLog {
 
     /// The last `n` lines, for an error message.
     pub fn tail(&self, n: usize) -> Vec<String> {
-        let lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         lines
             .iter()
             .skip(lines.len().saturating_sub(n))
@@ -153,6 +184,18 @@ pub enum ConnectError {
     Header(String, String),
 }
 
+impl ConnectError {
+    /// The same error with `secrets` taken out of the texts that came from elsewhere (a URL
+    /// in a transport error, the server's own words).
+    fn redacted(self, secrets: &Redactor) -> Self {
+        match self {
+            Self::Handshake(message) => Self::Handshake(secrets.redact(&message)),
+            Self::ListTools(message) => Self::ListTools(secrets.redact(&message)),
+            other => other,
+        }
+    }
+}
+
 /// What [`connect`] needs besides the transport.
 pub struct ConnectOptions {
     pub handshake_timeout: Duration,
@@ -170,6 +213,9 @@ pub struct Connection {
     /// "name version" of the server, as it introduced itself.
     pub server: Option<String>,
     shutdown: CancellationToken,
+    /// The secrets this connection was started with: its results, errors and log lines must
+    /// not carry them.
+    pub secrets: Arc<Redactor>,
 }
 
 impl Connection {
@@ -183,7 +229,7 @@ impl Connection {
         self.peer
             .list_all_tools()
             .await
-            .map_err(|e| ConnectError::ListTools(e.to_string()))
+            .map_err(|e| ConnectError::ListTools(self.secrets.redact(&e.to_string())))
     }
 }
 
@@ -205,7 +251,14 @@ pub async fn connect(
         list_changed: Arc::clone(&options.list_changed),
     };
     let shutdown = CancellationToken::new();
-    let lookup = |name: &str| (options.env)(name);
+    let secrets = Mutex::new(Redactor::default());
+    let lookup = |name: &str| {
+        let value = (options.env)(name);
+        if let Some(value) = &value {
+            note_secret(&secrets, value);
+        }
+        value
+    };
     let timeout = options.handshake_timeout;
     let service = match transport {
         McpTransport::Stdio {
@@ -220,20 +273,22 @@ pub async fn connect(
                 cmd.arg(expand_variables(arg, &format!("args[{i}]"), &lookup)?);
             }
             for (key, value) in env {
-                cmd.env(
-                    key,
-                    expand_variables(value, &format!("env.{key}"), &lookup)?,
-                );
+                let value = expand_variables(value, &format!("env.{key}"), &lookup)?;
+                if is_secret_name(key) {
+                    note_secret(&secrets, &value);
+                }
+                cmd.env(key, value);
             }
             if let Some(cwd) = cwd {
                 cmd.current_dir(expand_variables(cwd, "cwd", &lookup)?);
             }
+            options.log.set_secrets(Arc::new(snapshot(&secrets)));
             cmd.stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .kill_on_drop(true);
             let mut child = cmd.spawn().map_err(|e| ConnectError::Spawn {
-                command: command.clone(),
+                command: snapshot(&secrets).redact(&command),
                 reason: e.to_string(),
             })?;
             let (Some(stdout), Some(stdin), stderr) =
@@ -263,13 +318,18 @@ pub async fn connect(
                 stderr_done,
                 Arc::clone(&options.closed),
             );
-            handshake(handler, (stdout, stdin), timeout, &shutdown).await?
+            handshake(handler, (stdout, stdin), timeout, &shutdown)
+                .await
+                .map_err(|e| e.redacted(&snapshot(&secrets)))?
         }
         McpTransport::Http { url, headers } => {
             let url = expand_variables(url, "url", &lookup)?;
             let mut custom = HashMap::new();
             for (name, value) in headers {
                 let value = expand_variables(value, &format!("headers.{name}"), &lookup)?;
+                if is_secret_name(name) {
+                    note_secret(&secrets, &value);
+                }
                 let header = http::HeaderName::from_bytes(name.as_bytes())
                     .map_err(|e| ConnectError::Header(name.clone(), e.to_string()))?;
                 // The value is a secret more often than not: its text stays out of the error.
@@ -281,6 +341,7 @@ pub async fn connect(
                 })?;
                 custom.insert(header, value);
             }
+            options.log.set_secrets(Arc::new(snapshot(&secrets)));
             let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
             let service = handshake(
                 handler,
@@ -288,7 +349,8 @@ pub async fn connect(
                 timeout,
                 &shutdown,
             )
-            .await?;
+            .await
+            .map_err(|e| e.redacted(&snapshot(&secrets)))?;
             service
         }
     };
@@ -310,7 +372,23 @@ pub async fn connect(
         progress,
         server,
         shutdown,
+        secrets: Arc::new(snapshot(&secrets)),
     })
+}
+
+fn is_secret_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    SECRET_NAME_PARTS.iter().any(|part| name.contains(part))
+}
+
+fn note_secret(secrets: &Mutex<Redactor>, value: &str) {
+    if value.chars().count() >= MIN_SECRET_CHARS {
+        secrets.lock().unwrap_or_else(|e| e.into_inner()).add(value);
+    }
+}
+
+fn snapshot(secrets: &Mutex<Redactor>) -> Redactor {
+    secrets.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 async fn handshake<T, E, A>(

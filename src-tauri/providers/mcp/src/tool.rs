@@ -37,31 +37,48 @@ impl Tool for McpTool {
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
             let (connection, mcp_name) = self.source.route(method)?;
-            let params = CallToolRequestParams::new(mcp_name).with_arguments(args);
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-            let handle = connection
-                .peer
-                .send_cancellable_request(request, PeerRequestOptions::no_options())
+            let secrets = Arc::clone(&connection.secrets);
+            self.call_on(connection, mcp_name, args, ctx)
                 .await
-                .map_err(|e| self.source.call_failure(e))?;
-            let progress =
-                ProgressRoute::new(&connection.progress, handle.progress_token.clone(), &ctx);
-            let mut abandoned = AbandonGuard {
-                peer: Some(handle.peer.clone()),
-                id: handle.id.clone(),
-            };
-            let response = handle.await_response().await;
-            abandoned.peer = None;
-            drop(progress);
-            match response {
-                Ok(ServerResult::CallToolResult(result)) => into_value(result),
-                Ok(other) => Err(ToolFailure::Failed(format!(
-                    "the server answered tools/call with something else: {}",
-                    serde_json::to_string(&other).unwrap_or_default()
-                ))),
-                Err(e) => Err(self.source.call_failure(e)),
-            }
+                .map(|value| secrets.redact_value(value))
+                .map_err(|failure| secrets.redact_failure(failure))
         })
+    }
+}
+
+impl McpTool {
+    /// The `tools/call` itself; [`Tool::call`] redacts what comes back.
+    async fn call_on(
+        &self,
+        connection: Arc<crate::connection::Connection>,
+        mcp_name: String,
+        args: Map<String, Value>,
+        ctx: CallContext,
+    ) -> Result<Value, ToolFailure> {
+        let params = CallToolRequestParams::new(mcp_name).with_arguments(args);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = connection
+            .peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.source.call_failure(e))?;
+        let progress =
+            ProgressRoute::new(&connection.progress, handle.progress_token.clone(), &ctx);
+        let mut abandoned = AbandonGuard {
+            peer: Some(handle.peer.clone()),
+            id: handle.id.clone(),
+        };
+        let response = handle.await_response().await;
+        abandoned.peer = None;
+        drop(progress);
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => into_value(result),
+            Ok(other) => Err(ToolFailure::Failed(format!(
+                "the server answered tools/call with something else: {}",
+                serde_json::to_string(&other).unwrap_or_default()
+            ))),
+            Err(e) => Err(self.source.call_failure(e)),
+        }
     }
 }
 

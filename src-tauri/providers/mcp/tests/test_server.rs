@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use toolscope_engine::ErrorKind;
+use tokio_util::sync::CancellationToken;
+use toolscope_engine::history::{History, HistoryEntry, RecordedRequest};
+use toolscope_engine::{ErrorKind, ParsedToolRequest};
 use toolscope_mcp::sources::{SourceFiles, SourceOptions};
 use toolscope_mcp::{McpSources, SourceStatus};
 
@@ -26,6 +28,8 @@ async fn lists_tools_with_mapped_names_schemas_and_annotations_and_calls_them() 
             "slow-op",
             "crash",
             "fail",
+            "echo-env",
+            "garbage",
             "rich",
             "add-tool",
             "get-x",
@@ -193,6 +197,77 @@ async fn a_crash_mid_call_is_a_clear_transport_error_and_reconnect_works() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_on_the_servers_stdout_is_skipped_and_the_call_answers() {
+    let (registry, sources) = sources();
+    ready(&sources, test_server("test", &[])).await;
+    let executor = executor(&registry, Duration::from_secs(10));
+    let answered = run(&executor, "test_garbage", json!({})).await;
+    assert_eq!(
+        answered.result, "still talking after the garbage",
+        "{answered:?}"
+    );
+    assert!(answered.is_success());
+    // The connection survived the bad line.
+    let after = run(&executor, "test_echo-text", json!({"text": "after"})).await;
+    assert_eq!(after.result, "after", "{after:?}");
+    assert!(matches!(
+        sources.state("test").map(|s| s.status),
+        Ok(SourceStatus::Ready { .. })
+    ));
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_in_the_config_never_come_back_in_results_errors_or_the_log() {
+    const EXPANDED: &str = "expanded-s3cret-from-the-environment";
+    const LITERAL: &str = "literal-api-token-in-the-file";
+    const PLAIN: &str = "not-a-secret-setting";
+    let registry = Arc::new(toolscope_engine::Registry::new());
+    let options = SourceOptions {
+        handshake_timeout: Duration::from_secs(20),
+        env: Arc::new(|name| (name == "TS_SECRET").then(|| EXPANDED.to_owned())),
+    };
+    let sources = McpSources::new(Arc::clone(&registry), options);
+    let mut config = test_server("test", &[]);
+    if let toolscope_mcp::McpTransport::Stdio { env, .. } = &mut config.transport {
+        env.insert("TOOLSCOPE_TEST_SECRET".into(), "${TS_SECRET}".into());
+        env.insert("API_TOKEN".into(), LITERAL.into());
+        env.insert("PLAIN_SETTING".into(), PLAIN.into());
+    }
+    ready(&sources, config).await;
+    let executor = executor(&registry, Duration::from_secs(10));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (history, _) = History::open(dir.path().join("history.jsonl")).expect("history");
+    for (arguments, kind) in [
+        (json!({}), None),
+        (json!({"fail": true}), Some(ErrorKind::ToolError)),
+    ] {
+        let request = ParsedToolRequest::manual("test_echo-env", args(arguments));
+        let result = executor.execute(&request, &CancellationToken::new()).await;
+        assert_eq!(result.error_kind(), kind, "{result:?}");
+        assert!(
+            result
+                .result
+                .ends_with(&format!("secret=*** token=*** plain={PLAIN}")),
+            "{}",
+            result.result
+        );
+        let entry = HistoryEntry::new(None, "test", RecordedRequest::from(&request), result);
+        history.append(&entry).expect("records");
+    }
+    let recorded = std::fs::read_to_string(history.path()).expect("read history");
+    let log = sources.log("test").expect("known").join("\n");
+    assert!(log.contains("echo_env: secret=*** token=***"), "{log}");
+    for text in [&recorded, &log] {
+        assert!(
+            !text.contains(EXPANDED) && !text.contains(LITERAL),
+            "{text}"
+        );
+    }
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_refreshes_the_registry() {
     let (registry, sources) = sources();
     ready(&sources, test_server("test", &[])).await;
@@ -216,7 +291,7 @@ async fn list_changed_refreshes_the_registry() {
     );
     assert!(matches!(
         sources.state("test").map(|s| s.status),
-        Ok(SourceStatus::Ready { tools: 9, .. })
+        Ok(SourceStatus::Ready { tools: 11, .. })
     ));
     sources.shutdown();
 }
@@ -225,7 +300,7 @@ async fn list_changed_refreshes_the_registry() {
 async fn a_thousand_tools_are_listed_across_pages() {
     let (registry, sources) = sources();
     ready(&sources, test_server("big", &["--tools", "1000"])).await;
-    assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(1008));
+    assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(1010));
     assert!(registry.resolve("big_generated-0999").is_ok());
     sources.shutdown();
 }

@@ -69,6 +69,10 @@ pub enum Reply {
     Delayed(Duration, Box<Reply>),
     /// `total` bytes of filler in 64 KiB writes, with or without a `Content-Length`.
     Flood { total: u64, declare_length: bool },
+    /// These bytes as they are (a malformed or cut-off response), then the connection closes.
+    Raw(Vec<u8>),
+    /// The connection closes without a byte of answer, like a server process that died.
+    Hangup,
 }
 
 impl Reply {
@@ -214,7 +218,8 @@ async fn serve(
                 flooded.fetch_add(n as u64, Ordering::SeqCst);
             }
         }
-        Reply::Delayed(..) => {}
+        Reply::Raw(bytes) => stream.write_all(&bytes).await?,
+        Reply::Hangup | Reply::Delayed(..) => {}
     }
     stream.shutdown().await
 }

@@ -1,10 +1,14 @@
 //! A small MCP server over stdio, built on rmcp's server side, that the provider's tests start
 //! as a real child process. Each tool exercises one client path: plain text, progress and
-//! cancellation, a crash mid-call, a tool-level error, rich content, `tools/list_changed`,
-//! names that collide once `_` is mapped, and (with `--tools N`) a large paginated listing.
+//! cancellation, a crash mid-call, invalid UTF-8 on stdout, secrets echoed back from its
+//! environment, a tool-level error, rich content,
+//! `tools/list_changed`, names that collide once `_` is mapped, and (with `--tools N`) a large
+//! paginated listing.
 //!
-//! Everything it logs goes to stderr: stdout carries JSON-RPC only.
+//! Everything it logs goes to stderr: stdout carries JSON-RPC only (except what `garbage`
+//! writes there on purpose).
 
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -54,6 +58,14 @@ impl TestServer {
             .with_annotations(read_only()),
             Tool::new("crash", "Exits the server process in the middle of the call.", schema(json!({"type": "object"}))),
             Tool::new("fail", "Reports a tool-level error.", schema(json!({"type": "object"})))
+                .with_annotations(read_only()),
+            Tool::new(
+                "echo_env",
+                "Returns and prints to stderr TOOLSCOPE_TEST_SECRET, API_TOKEN and PLAIN_SETTING; fails with them if asked.",
+                schema(json!({"type": "object", "properties": {"fail": {"type": "boolean"}}})),
+            )
+            .with_annotations(read_only()),
+            Tool::new("garbage", "Writes a line of invalid UTF-8 to stdout, then answers.", schema(json!({"type": "object"})))
                 .with_annotations(read_only()),
             Tool::new("rich", "Returns text, an image, a resource and structured content.", schema(json!({"type": "object"})))
                 .with_annotations(read_only())
@@ -163,6 +175,38 @@ impl ServerHandler for TestServer {
             "crash" => {
                 eprintln!("crashing on purpose");
                 std::process::exit(3)
+            }
+            "echo_env" => {
+                let var = |name: &str| std::env::var(name).unwrap_or_default();
+                let shown = format!(
+                    "secret={} token={} plain={}",
+                    var("TOOLSCOPE_TEST_SECRET"),
+                    var("API_TOKEN"),
+                    var("PLAIN_SETTING")
+                );
+                eprintln!("echo_env: {shown}");
+                if args.get("fail").and_then(Value::as_bool) == Some(true) {
+                    Ok(
+                        CallToolResult::error(vec![ContentBlock::text(format!(
+                            "rejected {shown}"
+                        ))])
+                        .into(),
+                    )
+                } else {
+                    text(shown)
+                }
+            }
+            "garbage" => {
+                // Between two messages, so the line stands alone: a server with a stray print
+                // (or a corrupted stream) next to its JSON-RPC.
+                let mut out = std::io::stdout().lock();
+                let written = out
+                    .write_all(b"\xff\xfe not \xc3 json \xe2\x82\n")
+                    .and_then(|()| out.flush());
+                if let Err(e) = written {
+                    return Err(ErrorData::internal_error(e.to_string(), None));
+                }
+                text("still talking after the garbage")
             }
             "fail" => Ok(CallToolResult::error(vec![ContentBlock::text(
                 "the tool failed on purpose",

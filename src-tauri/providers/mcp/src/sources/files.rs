@@ -2,7 +2,7 @@
 //! `mcpServers` shape) and the approved command lines (`mcp-approved-commands.json`).
 //!
 //! Both are written to a temporary file and renamed into place, so a crash never leaves half a
-//! file. A file that cannot be read as expected is moved aside (`*.corrupt-<unix time>`) and
+//! file. A file that cannot be read as expected is moved aside (`*.corrupt-<unix ms>`) and
 //! reported, never silently overwritten: the user's server list is theirs.
 
 use std::collections::BTreeSet;
@@ -88,13 +88,8 @@ fn read_optional(path: &Path) -> std::io::Result<Option<String>> {
 }
 
 fn set_aside(path: &Path, why: &str) -> String {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default();
-    let aside = PathBuf::from(format!("{}.corrupt-{stamp}", path.display()));
-    match std::fs::rename(path, &aside) {
-        Ok(()) => format!(
+    match toolscope_engine::set_aside::set_aside(path, "corrupt") {
+        Ok(aside) => format!(
             "{} was not usable ({why}); it was moved to {} and an empty list used",
             path.display(),
             aside.display()
