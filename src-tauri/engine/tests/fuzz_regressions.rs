@@ -11,6 +11,7 @@ mod fuzz_entry;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
@@ -28,12 +29,19 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Runs `entry` on each input, collecting the failures so one run names them all.
+/// Runs `entry` on each input, collecting the failures so one run names them all. A finding
+/// that was a timeout fails by taking too long: not a timing test (machines vary, and this is
+/// a debug build), the super-linear cases found so far take minutes.
 fn replay(target: &str, entry: fuzz_entry::Entry, inputs: &[(String, Vec<u8>)]) -> Vec<String> {
     let mut failures = Vec::new();
     for (name, data) in inputs {
+        let started = Instant::now();
         if catch_unwind(AssertUnwindSafe(|| entry(data))).is_err() {
             failures.push(format!("{target}: {name}"));
+        }
+        let elapsed = started.elapsed();
+        if elapsed > Duration::from_secs(20) {
+            failures.push(format!("{target}: {name} took {elapsed:?}"));
         }
     }
     failures
@@ -92,8 +100,12 @@ fn the_fuzz_harness_accepts_every_parser_fixture() {
     }
     assert!(inputs.len() > 100, "parser fixtures not found");
     let mut failures = Vec::new();
+    // large_reply is parse_format and stream on the input repeated to 512 KiB: the same
+    // assertions, too slow for 300 fixtures in a debug build.
     for (target, entry) in fuzz_entry::TARGETS {
-        failures.extend(replay(target, *entry, &inputs));
+        if *target != "large_reply" {
+            failures.extend(replay(target, *entry, &inputs));
+        }
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -35,6 +35,7 @@ pub const TARGETS: &[(&str, Entry)] = &[
     ("detect", detect),
     ("stream", stream),
     ("coerce_validate", coerce_validate),
+    ("large_reply", large_reply),
 ];
 
 fn protocols() -> &'static ProtocolSet {
@@ -232,6 +233,47 @@ pub fn stream(data: &[u8]) {
         comparable(&batch.requests),
         "{id}: the replay in {delta}-byte deltas found other calls than the batch parse"
     );
+}
+
+/// How long [`large_reply`] makes a reply: past auto-detect's 128 KiB sampling threshold, and
+/// long enough that work quadratic in the reply's length takes seconds, not milliseconds.
+pub const LARGE_REPLY_BYTES: usize = 512 * 1024;
+
+/// One format's batch parse, its 4-byte-delta stream and auto-detect on a reply of
+/// [`LARGE_REPLY_BYTES`] made by repeating the input's reply (`<format id>\n<reply>`). The
+/// engine promises linear time (DESIGN.md: 1 MB in milliseconds, streamed in 4-byte deltas in
+/// 50 ms); the fuzzer's per-input timeout turns anything super-linear into a finding.
+pub fn large_reply(data: &[u8]) {
+    let (protocol, rest) = split_format(data);
+    let unit = text_of(rest);
+    if unit.is_empty() {
+        return;
+    }
+    let text = unit.repeat(LARGE_REPLY_BYTES.div_ceil(unit.len()));
+    let id = protocol.id();
+    let batch = protocol.parse_tool_requests(&text);
+    check_output(id, &text, &batch);
+
+    let replay = stream::replay(protocol, &text, 4);
+    let replayed: Vec<ParsedToolRequest> = replay
+        .calls
+        .into_iter()
+        .flat_map(|call| call.requests)
+        .collect();
+    assert_eq!(
+        comparable(&replayed).len(),
+        batch.requests.len(),
+        "{id}: streaming found other calls than the batch parse"
+    );
+    assert_eq!(comparable(&replayed), comparable(&batch.requests));
+
+    let report = parser::parse(protocols(), &text, None).expect("auto-detect never fails");
+    let output = ParseOutput {
+        requests: report.requests,
+        diagnostics: report.diagnostics,
+        content: report.content,
+    };
+    check_output(&report.format, &text, &output);
 }
 
 /// Requests with generated ids blanked: they differ between two parses of the same reply.
