@@ -607,16 +607,30 @@ impl Scanner {
     }
 
     /// The first opening marker of any rule at or after `pos`: a full match, or a partial one
-    /// at the end of the text (then the caller waits).
+    /// at the end of the text (then the caller waits). Walks forward and stops at the first
+    /// one: searching the rest of the reply for every rule's marker made each block that ends
+    /// at the next one (`Close::UntilNext`) cost the whole reply (functionary v3.2 `>>>` blocks
+    /// with no `<think>` or `<|eot_id|>` after them were quadratic).
     fn next_open_marker(&self, bytes: &[u8], eof: bool) -> Option<(usize, Match)> {
-        self.framing
-            .rules
-            .iter()
-            .filter_map(|rule| match rule.open {
-                Open::Marker(m) => find_marker(bytes, self.pos, m, &self.finders, eof),
-                Open::TextStart(_) => None,
-            })
-            .min_by_key(|(at, found)| (*at, *found != Match::Yes))
+        let mut i = self.pos;
+        while i < bytes.len() {
+            i += self.open_first.find(&bytes[i..])?;
+            let mut partial = false;
+            for rule in self.framing.rules {
+                if let Open::Marker(marker) = rule.open {
+                    match match_at(bytes, i, marker, eof) {
+                        Match::Yes if !marker.is_empty() => return Some((i, Match::Yes)),
+                        Match::Partial => partial = true,
+                        Match::Yes | Match::No => {}
+                    }
+                }
+            }
+            if partial {
+                return Some((i, Match::Partial));
+            }
+            i += 1;
+        }
+        None
     }
 
     fn starts_with_open_marker(&self, bytes: &[u8], eof: bool) -> bool {

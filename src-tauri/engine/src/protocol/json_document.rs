@@ -380,15 +380,14 @@ impl<'t> Found<'t> {
         join_content(pieces)
     }
 
-    /// `text[from..to]` without the reasoning blocks in it.
+    /// `text[from..to]` without the reasoning blocks in it. The blocks are in order and
+    /// disjoint, so those in range are found by binary search: filtering all of them for each
+    /// document was quadratic in a reply of many documents and reasoning blocks.
     fn prose(&self, text: &str, from: usize, to: usize) -> String {
         let mut prose = String::new();
         let mut at = from;
-        for span in self
-            .reasoning
-            .iter()
-            .filter(|s| s.end > from && s.start < to)
-        {
+        let first = self.reasoning.partition_point(|s| s.end <= from);
+        for span in self.reasoning[first..].iter().take_while(|s| s.start < to) {
             prose.push_str(text.get(at..span.start.max(at)).unwrap_or_default());
             at = span.end.max(at);
         }
@@ -399,22 +398,33 @@ impl<'t> Found<'t> {
 
 /// The `<think>` / `<thinking>` blocks of `text`, in order.
 fn reasoning_spans(text: &str) -> Vec<Span> {
+    let find = |needle: &str, from: usize| {
+        let rest = text.as_bytes().get(from..)?;
+        memchr::memmem::find(rest, needle.as_bytes()).map(|offset| from + offset)
+    };
+    // Where each opener occurs next, searched again only once a block has passed it: searching
+    // the rest of the reply for every opener after every block was quadratic when one of them
+    // never occurs (a reply of many `<think>` blocks and no `<thinking>`).
+    let mut next: Vec<Option<usize>> = REASONING.iter().map(|(open, _)| find(open, 0)).collect();
     let mut spans = Vec::new();
     let mut at = 0;
-    while let Some((start, open, close)) = REASONING
-        .iter()
-        .filter_map(|(open, close)| {
-            text.get(at..)
-                .and_then(|rest| memchr::memmem::find(rest.as_bytes(), open.as_bytes()))
-                .map(|offset| (at + offset, *open, *close))
-        })
-        .min_by_key(|(start, _, _)| *start)
-    {
+    loop {
+        for (slot, (open, _)) in next.iter_mut().zip(REASONING) {
+            if slot.is_some_and(|start| start < at) {
+                *slot = find(open, at);
+            }
+        }
+        let Some((start, index)) = next
+            .iter()
+            .enumerate()
+            .filter_map(|(index, slot)| slot.map(|start| (start, index)))
+            .min()
+        else {
+            break;
+        };
+        let (open, close) = REASONING[index];
         let body = start + open.len();
-        let end = text
-            .get(body..)
-            .and_then(|rest| memchr::memmem::find(rest.as_bytes(), close.as_bytes()))
-            .map_or(text.len(), |offset| body + offset + close.len());
+        let end = find(close, body).map_or(text.len(), |offset| offset + close.len());
         spans.push(Span::new(start, end));
         at = end;
     }
@@ -438,6 +448,9 @@ pub fn find_documents<'t>(
     let mut documents: Vec<Node> = Vec::new();
     let mut docs = Vec::new();
     let mut unclosed = 0;
+    // Reasoning blocks before this one end before the scan position (it only moves forward):
+    // looking each candidate up in all of them was quadratic.
+    let mut next_reasoning = 0;
     let mut i = 0;
     while documents.len() < max {
         let Some(offset) = bytes
@@ -447,7 +460,10 @@ pub fn find_documents<'t>(
             break;
         };
         let at = i + offset;
-        if let Some(block) = reasoning.iter().find(|s| s.start <= at && at < s.end) {
+        while reasoning.get(next_reasoning).is_some_and(|s| s.end <= at) {
+            next_reasoning += 1;
+        }
+        if let Some(block) = reasoning.get(next_reasoning).filter(|s| s.start <= at) {
             i = block.end;
             continue;
         }
@@ -472,12 +488,13 @@ pub fn find_documents<'t>(
             i = at + 1;
         }
     }
+    // Documents are in order and disjoint: the first that ends after a block starts is the only
+    // one that can overlap it (checking every document for every block was quadratic).
     let reasoning = reasoning
         .into_iter()
         .filter(|r| {
-            !documents
-                .iter()
-                .any(|d| r.start < d.span.end && d.span.start < r.end)
+            let first = documents.partition_point(|d| d.span.end <= r.start);
+            documents.get(first).is_none_or(|d| d.span.start >= r.end)
         })
         .collect();
     Found {
