@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::fault_tool::{quiet_fault_panics, FaultTool, PANIC_MARKER};
+use support::fault_tool::{FaultTool, PANIC_MARKER};
+use support::registry_with_faults;
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::builtin::{register_all, BuiltinOptions};
 use toolscope_engine::executor::{Executor, ExecutorOptions, OversizePolicy};
 use toolscope_engine::{ErrorKind, ParsedToolRequest, Registry, ToolExecutionResult};
 
@@ -32,18 +32,8 @@ struct Bench {
 }
 
 fn bench() -> Bench {
-    quiet_fault_panics();
     let dir = tempfile::tempdir().expect("tempdir");
-    let registry = Arc::new(Registry::new());
-    register_all(
-        &registry,
-        &BuiltinOptions {
-            workspace_root: dir.path().join("ws"),
-        },
-    )
-    .expect("builtins");
-    let fault = Arc::new(FaultTool::default());
-    registry.register(fault.clone()).expect("fault tool");
+    let (registry, fault) = registry_with_faults(dir.path());
     Bench {
         _dir: dir,
         registry,

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
 use serde_json::{json, Value};
-use support::fault_tool::{memory_kib, quiet_fault_panics, FaultTool};
+use support::fault_tool::{memory_kib, FaultTool};
+use support::registry_with_faults;
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::builtin::{register_all, BuiltinOptions};
 use toolscope_engine::cycle::{run_cycle, CycleOptions};
 use toolscope_engine::executor::{Executor, ExecutorOptions, OversizePolicy};
 use toolscope_engine::history::{History, HistoryEntry, RecordedRequest};
@@ -216,18 +216,8 @@ async fn run_cycle_batch(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn ten_thousand_mixed_runs_end_classified_and_recorded_once() {
-    quiet_fault_panics();
     let dir = tempfile::tempdir().expect("tempdir");
-    let registry = Arc::new(Registry::new());
-    register_all(
-        &registry,
-        &BuiltinOptions {
-            workspace_root: dir.path().join("ws"),
-        },
-    )
-    .expect("builtins");
-    let fault = Arc::new(FaultTool::default());
-    registry.register(fault.clone()).expect("fault tool");
+    let (registry, fault) = registry_with_faults(dir.path());
     let engines = engines(&registry);
     let protocols = ProtocolSet::standard();
     let path = dir.path().join("history.jsonl");
