@@ -477,17 +477,7 @@ async function replayScenario() {
   await browser.execute((sel) => {
     document.querySelector(sel).open = true;
   }, tid("replay"));
-  const setSpeed = (value) =>
-    browser.execute(
-      (sel, v) => {
-        const select = document.querySelector(sel);
-        const setter = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set;
-        setter.call(select, v);
-        select.dispatchEvent(new Event("change", { bubbles: true }));
-      },
-      tid("replay-speed"),
-      value,
-    );
+  const setSpeed = (value) => setNativeValue(browser, tid("replay-speed"), value);
   await setSpeed("30"); // 71 deltas: slow enough to catch it midway
   await clickTestId(browser, "replay-start");
   // Mid-stream: the first call is visible before the reply is complete.
@@ -580,17 +570,7 @@ async function sourcesScenario() {
   await screenshot("sources-http-editor", { browser, focus: tid("http-editor") });
 
   // The same pane in the dark theme (then back to the system theme).
-  const setTheme = (value) =>
-    browser.execute(
-      (sel, v) => {
-        const select = document.querySelector(sel);
-        const setter = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set;
-        setter.call(select, v);
-        select.dispatchEvent(new Event("change", { bubbles: true }));
-      },
-      tid("theme-select"),
-      value,
-    );
+  const setTheme = (value) => setNativeValue(browser, tid("theme-select"), value);
   await setTheme("dark");
   await screenshot("sources-dark", { browser, focus: serverRow(MCP_NAME) });
   await setTheme("system");

@@ -500,7 +500,7 @@ export async function clickTestId(browser, id, opts = {}) {
 }
 
 /**
- * Sets an <input>/<textarea> value the way React notices: the prototype's native value setter
+ * Sets an <input>/<textarea>/<select> value the way React notices: the prototype's native value setter
  * (React tracks the instance property) followed by bubbling `input` and `change` events.
  */
 export async function setNativeValue(browser, selector, value) {
@@ -508,7 +508,12 @@ export async function setNativeValue(browser, selector, value) {
     (sel, text) => {
       const element = document.querySelector(sel);
       if (!element) return false;
-      const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+      const proto =
+        element instanceof HTMLTextAreaElement
+          ? HTMLTextAreaElement.prototype
+          : element instanceof HTMLSelectElement
+            ? HTMLSelectElement.prototype
+            : HTMLInputElement.prototype;
       const setter = Object.getOwnPropertyDescriptor(proto, "value").set;
       element.focus();
       setter.call(element, text);
