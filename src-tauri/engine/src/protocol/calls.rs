@@ -5,6 +5,8 @@
 //! JSON string. Decoding those shapes once, with one set of messages, keeps the formats
 //! consistent and their modules short.
 
+use std::fmt::{self, Display};
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -73,8 +75,23 @@ pub fn push_request(
     });
 }
 
+/// "the arguments of 'name'", for diagnostics: written out only when one is made, not for
+/// every call of a long reply.
+pub struct ArgumentsOf<'a>(pub &'a str);
+
+impl Display for ArgumentsOf<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the arguments of '{}'", self.0)
+    }
+}
+
 /// Parses `text[span]` as JSON; a syntax error becomes a diagnostic pointing at the byte.
-pub fn parse_json(text: &str, span: Span, what: &str, out: &mut ParseOutput) -> Option<Value> {
+pub fn parse_json(
+    text: &str,
+    span: Span,
+    what: impl Display,
+    out: &mut ParseOutput,
+) -> Option<Value> {
     parse_json_as::<JsonValue>(text, span, what, out).map(|v| v.0)
 }
 
@@ -82,7 +99,7 @@ pub fn parse_json(text: &str, span: Span, what: &str, out: &mut ParseOutput) -> 
 pub fn parse_json_as<T: DeserializeOwned>(
     text: &str,
     span: Span,
-    what: &str,
+    what: impl Display,
     out: &mut ParseOutput,
 ) -> Option<T> {
     let slice = text.get(span.start..span.end)?;
@@ -186,13 +203,7 @@ pub fn push_named_call(
     name: &str,
     id: Option<String>,
 ) {
-    // The label is only needed for a diagnostic: the usual valid body is decoded without it.
-    let decoded = text
-        .get(json.start..json.end)
-        .and_then(|body| super::json_value::from_str(body).ok());
-    let Some(value) =
-        decoded.or_else(|| parse_json(text, json, &format!("the arguments of '{name}'"), out))
-    else {
+    let Some(value) = parse_json(text, json, ArgumentsOf(name), out) else {
         return;
     };
     match arguments("arguments", value) {

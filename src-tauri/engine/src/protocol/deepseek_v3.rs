@@ -27,9 +27,10 @@
 
 use serde_json::Value;
 
-use super::calls::{arguments, error, find_marker_in, parse_json, push_request, warning, Call};
+use super::calls::{
+    arguments, error, find_marker_in, parse_json, push_request, warning, ArgumentsOf, Call,
+};
 use super::framing::{self, Block, Close, Framing, Rule, THINK};
-use super::json_value;
 use super::{function_definitions, result_value, Protocol, ToolDefinitionInput};
 use crate::types::{DiagnosticCode, ParseOutput, Span, ToolExecutionResult};
 
@@ -266,24 +267,20 @@ pub(super) fn push_call(
     name: &str,
     args: Span,
 ) {
-    // Labelled only for a diagnostic: the usual valid arguments are decoded without it.
-    let what = || format!("the arguments of '{name}'");
-    let body = &text[args.start..args.end];
-    let empty = body.trim().is_empty();
+    let what = ArgumentsOf(name);
+    let empty = text[args.start..args.end].trim().is_empty();
     let value = if empty && block.complete {
         Value::Object(serde_json::Map::new())
     } else if empty {
         error(
             out,
             DiagnosticCode::UnclosedValue,
-            format!("the reply ends before {}; the call is skipped", what()),
+            format!("the reply ends before {what}; the call is skipped"),
             block.span,
         );
         return;
-    } else if let Ok(value) = json_value::from_str(body) {
-        value
     } else {
-        let Some(value) = parse_json(text, args, &what(), out) else {
+        let Some(value) = parse_json(text, args, what, out) else {
             return;
         };
         value
