@@ -3,8 +3,8 @@
 //!
 //! A stdio server is spawned by us (not by rmcp) so that its exit status and stderr are ours
 //! to report: "exited with status 3" and the last lines it printed say far more than "the
-//! connection closed". Progress notifications are routed by progress token to the call that
-//! asked, and `tools/list_changed` is passed on so the source can list again.
+//! connection closed". Progress notifications go to [`crate::progress`], and
+//! `tools/list_changed` is passed on so the source can list again.
 //!
 //! Secrets: every value substituted for a `${VAR}` and every env entry or header whose name says
 //! it holds a secret go into the connection's [`Redactor`]. Its call results and errors and the
@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
+    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
     Tool as McpToolInfo,
 };
 // MCP logging is deprecated upstream (SEP-2577), but servers still send it and users want it.
@@ -30,9 +30,9 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::redact::Redactor;
-use toolscope_engine::CallContext;
 
 use crate::config::{expand_variables, ConfigError, McpTransport};
+use crate::progress::{ProgressCounting, ProgressRoutes};
 
 /// How many lines of a server's stderr and log messages are kept.
 const LOG_LINES: usize = 500;
@@ -109,13 +109,10 @@ impl ServerLog {
 /// Looks up `${VAR}` values: the process environment, or a test's map.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Running calls that asked for progress, by the token their request carried.
-pub type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, CallContext>>>;
-
 /// Receives what the server sends on its own.
 #[derive(Clone)]
 struct Handler {
-    progress: ProgressRoutes,
+    progress: Arc<ProgressRoutes>,
     log: Arc<ServerLog>,
     list_changed: Arc<dyn Fn() + Send + Sync>,
 }
@@ -126,15 +123,7 @@ impl ClientHandler for Handler {
         p: ProgressNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
-        let target = self
-            .progress
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&p.progress_token)
-            .cloned();
-        if let Some(ctx) = target {
-            ctx.report_progress(p.progress, p.total, p.message);
-        }
+        self.progress.deliver(p);
     }
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
@@ -209,7 +198,7 @@ pub struct ConnectOptions {
 /// A connected server.
 pub struct Connection {
     pub peer: Peer<RoleClient>,
-    pub progress: ProgressRoutes,
+    pub progress: Arc<ProgressRoutes>,
     /// "name version" of the server, as it introduced itself.
     pub server: Option<String>,
     shutdown: CancellationToken,
@@ -244,7 +233,7 @@ pub async fn connect(
     transport: &McpTransport,
     options: ConnectOptions,
 ) -> Result<Connection, ConnectError> {
-    let progress: ProgressRoutes = Arc::default();
+    let progress: Arc<ProgressRoutes> = Arc::default();
     let handler = Handler {
         progress: Arc::clone(&progress),
         log: Arc::clone(&options.log),
@@ -401,9 +390,10 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    let counting = ProgressCounting::new(transport.into_transport(), Arc::clone(&handler.progress));
     let started = tokio::select! {
         () = shutdown.cancelled() => return Err(ConnectError::Handshake("the server exited".into())),
-        started = tokio::time::timeout(timeout, handler.serve(transport)) => started,
+        started = tokio::time::timeout(timeout, handler.serve(counting)) => started,
     };
     match started {
         Ok(Ok(service)) => Ok(service),

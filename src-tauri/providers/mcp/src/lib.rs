@@ -11,6 +11,7 @@
 pub mod config;
 pub mod connection;
 pub mod naming;
+pub mod progress;
 pub mod result;
 pub mod sources;
 mod tool;

@@ -62,15 +62,18 @@ impl McpTool {
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.source.call_failure(e))?;
-        let progress =
-            ProgressRoute::new(&connection.progress, handle.progress_token.clone(), &ctx);
+        let progress = connection
+            .progress
+            .open(handle.progress_token.clone(), &ctx);
         let mut abandoned = AbandonGuard {
             peer: Some(handle.peer.clone()),
             id: handle.id.clone(),
         };
         let response = handle.await_response().await;
         abandoned.peer = None;
-        drop(progress);
+        if let Some(progress) = progress {
+            progress.settle().await;
+        }
         match response {
             Ok(ServerResult::CallToolResult(result)) => into_value(result),
             Ok(other) => Err(ToolFailure::Failed(format!(
@@ -79,38 +82,6 @@ impl McpTool {
             ))),
             Err(e) => Err(self.source.call_failure(e)),
         }
-    }
-}
-
-/// Routes progress notifications of one request to its call while it runs.
-struct ProgressRoute<'a> {
-    routes: &'a crate::connection::ProgressRoutes,
-    token: rmcp::model::ProgressToken,
-}
-
-impl<'a> ProgressRoute<'a> {
-    fn new(
-        routes: &'a crate::connection::ProgressRoutes,
-        token: rmcp::model::ProgressToken,
-        ctx: &CallContext,
-    ) -> Option<Self> {
-        if !ctx.wants_progress() {
-            return None;
-        }
-        routes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(token.clone(), ctx.clone());
-        Some(Self { routes, token })
-    }
-}
-
-impl Drop for ProgressRoute<'_> {
-    fn drop(&mut self) {
-        self.routes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.token);
     }
 }
 
