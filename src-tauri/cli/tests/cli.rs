@@ -344,6 +344,12 @@ fn bench_parse_checks_the_shared_inputs_and_reports_figures() {
             row["parse_ms"].as_f64().is_some_and(|ms| ms > 0.0),
             "{row:#}"
         );
+        assert!(
+            row["best_ms"]
+                .as_f64()
+                .is_some_and(|best| best > 0.0 && Some(best) <= row["parse_ms"].as_f64()),
+            "the best run is never slower than the median: {row:#}"
+        );
     }
 
     // A directory that is not a benchmark set is bad input, not a crash.
