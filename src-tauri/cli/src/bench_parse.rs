@@ -14,7 +14,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 use toolscope_engine::parser::{self, ParseReport};
-use toolscope_engine::protocol::stream::{StreamEvent, ToolCallStream};
+use toolscope_engine::protocol::stream::{deltas, StreamEvent, ToolCallStream};
 use toolscope_engine::protocol::ProtocolSet;
 
 use crate::render;
@@ -123,15 +123,9 @@ fn stream_ms(
     Some(
         time_runs(budget, || {
             let mut stream = ToolCallStream::new(protocol.clone());
-            let mut start = 0;
-            while start < text.len() {
-                let mut end = (start + delta).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
-                stream.push(&text[start..end], &mut events);
+            for piece in deltas(text, || delta) {
+                stream.push(piece, &mut events);
                 events.clear();
-                start = end;
             }
             stream.finish(&mut events);
             events.clear();

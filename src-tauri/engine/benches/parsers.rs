@@ -14,7 +14,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use toolscope_engine::parser;
-use toolscope_engine::protocol::stream::ToolCallStream;
+use toolscope_engine::protocol::stream::{deltas, ToolCallStream};
 use toolscope_engine::protocol::ProtocolSet;
 
 fn input(name: &str) -> Option<String> {
@@ -87,17 +87,10 @@ fn streaming(c: &mut Criterion) {
                 let mut stream = ToolCallStream::new(hermes.clone());
                 let mut events = Vec::new();
                 let mut calls = 0usize;
-                let bytes = text.as_bytes();
-                let mut start = 0;
-                while start < bytes.len() {
-                    let mut end = (start + 4).min(bytes.len());
-                    while !text.is_char_boundary(end) {
-                        end += 1;
-                    }
-                    stream.push(&text[start..end], &mut events);
+                for delta in deltas(&text, || 4) {
+                    stream.push(delta, &mut events);
                     calls += events.len();
                     events.clear();
-                    start = end;
                 }
                 stream.finish(&mut events);
                 black_box(calls + events.len())

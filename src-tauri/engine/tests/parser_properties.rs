@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use toolscope_engine::parser;
 use toolscope_engine::protocol::framing::{Close, Open};
-use toolscope_engine::protocol::stream::{StreamEvent, ToolCallStream};
+use toolscope_engine::protocol::stream::{deltas, StreamEvent, ToolCallStream};
 use toolscope_engine::protocol::ProtocolSet;
 use toolscope_engine::ParseOutput;
 
@@ -134,15 +134,9 @@ proptest! {
 
             let mut stream = ToolCallStream::new(protocol.clone());
             let mut events = Vec::new();
-            let mut fed = 0;
             let mut chunk = chunks.iter().cycle();
-            while fed < text.len() {
-                let mut end = (fed + chunk.next().copied().unwrap_or(4)).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
-                stream.push(&text[fed..end], &mut events);
-                fed = end;
+            for delta in deltas(&text, || chunk.next().copied().unwrap_or(4)) {
+                stream.push(delta, &mut events);
             }
             stream.finish(&mut events);
             let streamed = calls(events.iter().filter_map(|e| match e {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::Value;
 use toolscope_engine::parser::{self, ParseReport};
-use toolscope_engine::protocol::stream::{StreamEvent, ToolCallStream};
+use toolscope_engine::protocol::stream::{deltas, StreamEvent, ToolCallStream};
 use toolscope_engine::protocol::ProtocolSet;
 use toolscope_engine::types::{Diagnostic, ParsedToolRequest};
 
@@ -118,14 +118,8 @@ fn streaming_in_3_byte_deltas_matches_the_batch_parse() {
             let mut stream = ToolCallStream::new(protocol.clone());
             assert!(stream.is_incremental(), "{format} streams incrementally");
             let mut events = Vec::new();
-            let mut fed = 0;
-            while fed < text.len() {
-                let mut end = (fed + 3).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
-                stream.push(&text[fed..end], &mut events);
-                fed = end;
+            for delta in deltas(&text, || 3) {
+                stream.push(delta, &mut events);
             }
             stream.finish(&mut events);
             let mut streamed: Vec<Value> = Vec::new();
@@ -447,15 +441,9 @@ proptest! {
             }
             let mut stream = ToolCallStream::new(protocol.clone());
             let mut events = Vec::new();
-            let mut fed = 0;
             let mut chunk = chunks.iter().cycle();
-            while fed < text.len() {
-                let mut end = (fed + chunk.next().copied().unwrap_or(3)).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
-                stream.push(&text[fed..end], &mut events);
-                fed = end;
+            for delta in deltas(&text, || chunk.next().copied().unwrap_or(3)) {
+                stream.push(delta, &mut events);
             }
             stream.finish(&mut events);
             let mut streamed = Vec::new();

@@ -221,6 +221,25 @@ pub struct StreamReplay {
     pub elapsed_ms: f64,
 }
 
+/// `text` cut into consecutive deltas of `next_size()` bytes each (at least 1), each cut moved
+/// forward to a character boundary: how a reply arrives from a streaming API. Replays, the
+/// streaming benchmarks and the tests all feed a stream this way.
+pub fn deltas(text: &str, mut next_size: impl FnMut() -> usize) -> impl Iterator<Item = &str> {
+    let mut fed = 0;
+    std::iter::from_fn(move || {
+        if fed >= text.len() {
+            return None;
+        }
+        let mut end = (fed + next_size().max(1)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let delta = &text[fed..end];
+        fed = end;
+        Some(delta)
+    })
+}
+
 /// Streams `text` through `protocol` in deltas of `delta_bytes` (at least 1; deltas end on
 /// character boundaries) and records when each call and diagnostic appeared.
 pub fn replay(protocol: Arc<dyn Protocol>, text: &str, delta_bytes: usize) -> StreamReplay {
@@ -243,13 +262,9 @@ pub fn replay(protocol: Arc<dyn Protocol>, text: &str, delta_bytes: usize) -> St
     let mut events = Vec::new();
     let mut body_seen = None;
     let mut fed = 0;
-    while fed < text.len() {
-        let mut end = (fed + delta_bytes).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        stream.push(&text[fed..end], &mut events);
-        fed = end;
+    for delta in deltas(text, || delta_bytes) {
+        stream.push(delta, &mut events);
+        fed += delta.len();
         replay.deltas = replay.deltas.saturating_add(1);
         record(&mut replay, &mut events, fed, &mut body_seen);
     }
@@ -336,17 +351,23 @@ mod tests {
         let protocol = ProtocolSet::standard().get(format).expect("known format");
         let mut stream = ToolCallStream::new(protocol);
         let mut events = Vec::new();
-        let mut start = 0;
-        while start < text.len() {
-            let mut end = (start + chunk).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            stream.push(&text[start..end], &mut events);
-            start = end;
+        for delta in deltas(text, || chunk) {
+            stream.push(delta, &mut events);
         }
         stream.finish(&mut events);
         (events, stream.text().to_owned())
+    }
+
+    #[test]
+    fn deltas_cover_the_text_in_order_and_never_split_a_character() {
+        let text = "ab\u{e9}c\u{1f600}d";
+        let pieces: Vec<&str> = deltas(text, || 1).collect();
+        assert_eq!(pieces, vec!["a", "b", "\u{e9}", "c", "\u{1f600}", "d"]);
+        // Sizes 0 and 3 in turn: a 0 counts as 1, and a cut inside a character moves past it.
+        let mut sizes = [0, 3].into_iter().cycle();
+        let pieces: Vec<&str> = deltas(text, || sizes.next().unwrap_or(1)).collect();
+        assert_eq!(pieces, vec!["a", "b\u{e9}", "c", "\u{1f600}", "d"]);
+        assert_eq!(deltas("", || 4).count(), 0);
     }
 
     fn calls(events: &[StreamEvent]) -> Vec<(String, serde_json::Value)> {
