@@ -23,7 +23,7 @@ use rmcp::model::{
 // MCP logging is deprecated upstream (SEP-2577), but servers still send it and users want it.
 #[allow(deprecated)]
 use rmcp::model::LoggingMessageNotificationParam;
-use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::service::{ClientInitializeError, NotificationContext, Peer, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -38,6 +38,8 @@ use crate::progress::{ProgressCounting, ProgressRoutes};
 const LOG_LINES: usize = 500;
 /// Longer lines are cut: a server printing one huge line must not fill the memory.
 const LOG_LINE_BYTES: usize = 2000;
+/// How long a server whose handshake failed gets to exit and finish printing why.
+const EXIT_WAIT: Duration = Duration::from_secs(1);
 /// Shorter values are not treated as secrets even where a name says so: redacting `1` or
 /// `true` everywhere would garble every result, and real tokens are longer.
 const MIN_SECRET_CHARS: usize = 8;
@@ -301,15 +303,27 @@ pub async fn connect(
             } else {
                 stderr_done.cancel();
             }
-            watch_child(
-                child,
-                shutdown.clone(),
-                stderr_done,
-                Arc::clone(&options.closed),
-            );
-            handshake(handler, (stdout, stdin), timeout, &shutdown)
-                .await
-                .map_err(|e| e.redacted(&snapshot(&secrets)))?
+            match handshake(handler, (stdout, stdin), timeout).await {
+                Ok(service) => {
+                    watch_child(
+                        child,
+                        shutdown.clone(),
+                        stderr_done,
+                        Arc::clone(&options.closed),
+                    );
+                    service
+                }
+                Err(e) => {
+                    let ended = failed_start(child, &stderr_done).await;
+                    let e = match (e, ended) {
+                        (ConnectError::Handshake(message), Some(ended)) => {
+                            ConnectError::Handshake(format!("{message}; {ended}"))
+                        }
+                        (e, _) => e,
+                    };
+                    return Err(e.redacted(&snapshot(&secrets)));
+                }
+            }
         }
         McpTransport::Http { url, headers } => {
             let url = expand_variables(url, "url", &lookup)?;
@@ -336,7 +350,6 @@ pub async fn connect(
                 handler,
                 StreamableHttpClientTransport::from_config(config),
                 timeout,
-                &shutdown,
             )
             .await
             .map_err(|e| e.redacted(&snapshot(&secrets)))?;
@@ -384,21 +397,56 @@ async fn handshake<T, E, A>(
     handler: Handler,
     transport: T,
     timeout: Duration,
-    shutdown: &CancellationToken,
 ) -> Result<RunningService<RoleClient, Handler>, ConnectError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
     let counting = ProgressCounting::new(transport.into_transport(), Arc::clone(&handler.progress));
-    let started = tokio::select! {
-        () = shutdown.cancelled() => return Err(ConnectError::Handshake("the server exited".into())),
-        started = tokio::time::timeout(timeout, handler.serve(counting)) => started,
-    };
-    match started {
+    match tokio::time::timeout(timeout, handler.serve(counting)).await {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(ConnectError::Handshake(e.to_string())),
+        Ok(Err(e)) => Err(ConnectError::Handshake(describe_initialize_error(&e))),
         Err(_) => Err(ConnectError::HandshakeTimeout(timeout.as_secs())),
+    }
+}
+
+/// rmcp's own text for a transport failure names the transport's Rust type, which says nothing
+/// to a user; the underlying error and what was being attempted do.
+fn describe_initialize_error(e: &ClientInitializeError) -> String {
+    match e {
+        ClientInitializeError::TransportError { error, context } => {
+            format!("{} (while trying to {context})", error.error)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// After a failed handshake: a server that could not start has usually exited already, and
+/// its status and last stderr lines are the real reason. Waits briefly for both (the stderr
+/// lines go to the log the reason is read with), then stops a server that is still running.
+async fn failed_start(
+    mut child: tokio::process::Child,
+    stderr_done: &CancellationToken,
+) -> Option<String> {
+    let status = tokio::time::timeout(EXIT_WAIT, child.wait()).await;
+    let _ = tokio::time::timeout(EXIT_WAIT, stderr_done.cancelled()).await;
+    match status {
+        Ok(status) => Some(exit_reason(status)),
+        Err(_) => {
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            None
+        }
+    }
+}
+
+fn exit_reason(status: std::io::Result<std::process::ExitStatus>) -> String {
+    match status {
+        Ok(status) => match status.code() {
+            Some(code) => format!("the server process exited with status {code}"),
+            None => format!("the server process was stopped ({status})"),
+        },
+        Err(e) => format!("the server process could not be watched: {e}"),
     }
 }
 
@@ -447,14 +495,7 @@ fn watch_child(
                 if unexpected {
                     // Let the last stderr lines land in the log before the status is reported.
                     let _ = tokio::time::timeout(Duration::from_millis(500), stderr_done.cancelled()).await;
-                    let why = match status {
-                        Ok(status) => match status.code() {
-                            Some(code) => format!("the server process exited with status {code}"),
-                            None => format!("the server process was stopped ({status})"),
-                        },
-                        Err(e) => format!("the server process could not be watched: {e}"),
-                    };
-                    closed(why);
+                    closed(exit_reason(status));
                 }
             }
             () = shutdown.cancelled() => {

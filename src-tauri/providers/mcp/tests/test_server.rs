@@ -316,7 +316,11 @@ async fn servers_that_cannot_start_fail_with_the_reason() {
     let SourceStatus::Failed { reason } = state.status else {
         panic!("{:?}", state.status)
     };
-    assert!(reason.contains("refusing to start"), "{reason}");
+    assert!(
+        reason.contains("exited with status 2") && reason.contains("refusing to start"),
+        "{reason}"
+    );
+    assert!(!reason.contains("ProgressCounting"), "{reason}");
 
     sources
         .add(stdio("missing", "/nonexistent/mcp-server", &[]))
