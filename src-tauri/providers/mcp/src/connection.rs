@@ -1,18 +1,16 @@
 //! One live connection to an MCP server: starting it, the client handler that receives its
 //! notifications, listing its tools, and noticing when it goes away.
 //!
-//! A stdio server is spawned by us (not by rmcp) so that its exit status and stderr are ours
-//! to report: "exited with status 3" and the last lines it printed say far more than "the
-//! connection closed". Progress notifications go to [`crate::progress`], and
-//! `tools/list_changed` is passed on so the source can list again.
+//! A stdio server's process is ours, not rmcp's ([`crate::server_process`] says why).
+//! Progress notifications go to [`crate::progress`], and `tools/list_changed` is passed on so
+//! the source can list again.
 //!
 //! Secrets: every value substituted for a `${VAR}` and every env entry or header whose name says
 //! it holds a secret go into the connection's [`Redactor`]. Its call results and errors and the
 //! server's log lines pass through it, so a server that echoes its token does not put it into
 //! the history, the UI or a model's context.
 
-use std::collections::{HashMap, VecDeque};
-use std::process::Stdio;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -27,19 +25,14 @@ use rmcp::service::{ClientInitializeError, NotificationContext, Peer, RunningSer
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::redact::Redactor;
 
 use crate::config::{expand_variables, ConfigError, McpTransport};
 use crate::progress::{ProgressCounting, ProgressRoutes};
+pub use crate::server_log::ServerLog;
+use crate::server_process::ServerProcess;
 
-/// How many lines of a server's stderr and log messages are kept.
-const LOG_LINES: usize = 500;
-/// Longer lines are cut: a server printing one huge line must not fill the memory.
-const LOG_LINE_BYTES: usize = 2000;
-/// How long a server whose handshake failed gets to exit and finish printing why.
-const EXIT_WAIT: Duration = Duration::from_secs(1);
 /// Shorter values are not treated as secrets even where a name says so: redacting `1` or
 /// `true` everywhere would garble every result, and real tokens are longer.
 const MIN_SECRET_CHARS: usize = 8;
@@ -55,58 +48,6 @@ const SECRET_NAME_PARTS: &[&str] = &[
     "cookie",
     "session",
 ];
-
-/// A bounded tail of what the server printed on stderr or sent as log messages, with the
-/// connection's secrets redacted.
-#[derive(Debug, Default)]
-pub struct ServerLog {
-    lines: Mutex<VecDeque<String>>,
-    secrets: Mutex<Arc<Redactor>>,
-}
-
-impl ServerLog {
-    /// The secrets to redact from the lines pushed from now on (set on every connect).
-    pub fn set_secrets(&self, secrets: Arc<Redactor>) {
-        *self.secrets.lock().unwrap_or_else(|e| e.into_inner()) = secrets;
-    }
-
-    pub fn push(&self, line: impl Into<String>) {
-        let secrets = Arc::clone(&self.secrets.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut line = secrets.redact(&line.into());
-        if line.len() > LOG_LINE_BYTES {
-            let mut cut = LOG_LINE_BYTES;
-            while !line.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            line.truncate(cut);
-            line.push_str(" [cut]");
-        }
-        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        if lines.len() == LOG_LINES {
-            lines.pop_front();
-        }
-        lines.push_back(line);
-    }
-
-    pub fn lines(&self) -> Vec<String> {
-        self.lines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .cloned()
-            .collect()
-    }
-
-    /// The last `n` lines, for an error message.
-    pub fn tail(&self, n: usize) -> Vec<String> {
-        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        lines
-            .iter()
-            .skip(lines.len().saturating_sub(n))
-            .cloned()
-            .collect()
-    }
-}
 
 /// Looks up `${VAR}` values: the process environment, or a test's map.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -274,48 +215,18 @@ pub async fn connect(
                 cmd.current_dir(expand_variables(cwd, "cwd", &lookup)?);
             }
             options.log.set_secrets(Arc::new(snapshot(&secrets)));
-            cmd.stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .kill_on_drop(true);
-            let mut child = cmd.spawn().map_err(|e| ConnectError::Spawn {
-                command: snapshot(&secrets).redact(&command),
-                reason: e.to_string(),
-            })?;
-            let (Some(stdout), Some(stdin), stderr) =
-                (child.stdout.take(), child.stdin.take(), child.stderr.take())
-            else {
-                return Err(ConnectError::Spawn {
-                    command,
-                    reason: "its pipes could not be opened".into(),
-                });
-            };
-            let stderr_done = CancellationToken::new();
-            if let Some(stderr) = stderr {
-                let (log, done) = (Arc::clone(&options.log), stderr_done.clone());
-                tokio::spawn(async move {
-                    let mut lines = BufReader::new(stderr).lines();
-                    while let Ok(Some(line)) = lines.next_line().await {
-                        log.push(line);
-                    }
-                    done.cancel();
-                });
-            } else {
-                stderr_done.cancel();
-            }
+            let (process, stdout, stdin) = ServerProcess::spawn(cmd, Arc::clone(&options.log))
+                .map_err(|reason| ConnectError::Spawn {
+                    command: snapshot(&secrets).redact(&command),
+                    reason,
+                })?;
             match handshake(handler, (stdout, stdin), timeout).await {
                 Ok(service) => {
-                    watch_child(
-                        child,
-                        shutdown.clone(),
-                        stderr_done,
-                        Arc::clone(&options.closed),
-                    );
+                    process.watch(shutdown.clone(), Arc::clone(&options.closed));
                     service
                 }
                 Err(e) => {
-                    let ended = failed_start(child, &stderr_done).await;
-                    let e = match (e, ended) {
+                    let e = match (e, process.failed_start().await) {
                         (ConnectError::Handshake(message), Some(ended)) => {
                             ConnectError::Handshake(format!("{message}; {ended}"))
                         }
@@ -421,35 +332,6 @@ fn describe_initialize_error(e: &ClientInitializeError) -> String {
     }
 }
 
-/// After a failed handshake: a server that could not start has usually exited already, and
-/// its status and last stderr lines are the real reason. Waits briefly for both (the stderr
-/// lines go to the log the reason is read with), then stops a server that is still running.
-async fn failed_start(
-    mut child: tokio::process::Child,
-    stderr_done: &CancellationToken,
-) -> Option<String> {
-    let status = tokio::time::timeout(EXIT_WAIT, child.wait()).await;
-    let _ = tokio::time::timeout(EXIT_WAIT, stderr_done.cancelled()).await;
-    match status {
-        Ok(status) => Some(exit_reason(status)),
-        Err(_) => {
-            let _ = child.start_kill();
-            let _ = child.wait().await;
-            None
-        }
-    }
-}
-
-fn exit_reason(status: std::io::Result<std::process::ExitStatus>) -> String {
-    match status {
-        Ok(status) => match status.code() {
-            Some(code) => format!("the server process exited with status {code}"),
-            None => format!("the server process was stopped ({status})"),
-        },
-        Err(e) => format!("the server process could not be watched: {e}"),
-    }
-}
-
 /// Ends the session when `shutdown` fires, and reports a session that ended by itself.
 fn watch_session(
     service: RunningService<RoleClient, Handler>,
@@ -474,35 +356,6 @@ fn watch_session(
                     };
                     shutdown.cancel();
                     closed(why);
-                }
-            }
-        }
-    });
-}
-
-/// Stops the process when the session ends, and reports an exit nobody asked for.
-fn watch_child(
-    mut child: tokio::process::Child,
-    shutdown: CancellationToken,
-    stderr_done: CancellationToken,
-    closed: Arc<dyn Fn(String) + Send + Sync>,
-) {
-    tokio::spawn(async move {
-        tokio::select! {
-            status = child.wait() => {
-                let unexpected = !shutdown.is_cancelled();
-                shutdown.cancel();
-                if unexpected {
-                    // Let the last stderr lines land in the log before the status is reported.
-                    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_done.cancelled()).await;
-                    closed(exit_reason(status));
-                }
-            }
-            () = shutdown.cancelled() => {
-                // The pipes close with the session; a server that ignores that is stopped.
-                if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
-                    let _ = child.start_kill();
-                    let _ = child.wait().await;
                 }
             }
         }

@@ -13,6 +13,8 @@ pub mod connection;
 pub mod naming;
 pub mod progress;
 pub mod result;
+mod server_log;
+mod server_process;
 pub mod sources;
 mod tool;
 
