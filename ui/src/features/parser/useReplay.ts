@@ -58,10 +58,13 @@ export function useReplay() {
   useEffect(() => {
     if (!playing || !index) return;
     let frame = 0;
-    let last = performance.now();
+    // The clock starts at the first frame's own timestamp: frame timestamps and
+    // `performance.now()` need not share an origin (in jsdom they differ by seconds), and a
+    // negative elapsed time would move the position backwards.
+    let last: number | null = null;
     let carry = 0;
     const tick = (now: number) => {
-      carry += ((now - last) / 1000) * speed;
+      carry += (Math.max(0, now - (last ?? now)) / 1000) * speed;
       last = now;
       const step = Math.floor(carry);
       carry -= step;
