@@ -2,9 +2,10 @@
 //!
 //! Anyone can rerun the comparison with other parsers on the same inputs: for every input of
 //! the directory's `manifest.json` whose format the engine knows, it prints the median and the
-//! best parse time (the best shows the code's cost when the machine is noisy), throughput, the auto-detect time (and which format it picked), the time to stream the
-//! reply in 4-character deltas, and expected-vs-got call counts, checking the calls themselves
-//! against the `calls_file` (untyped values typed from `tools.json` when present).
+//! best parse time (the best shows the code's cost when the machine is noisy), throughput, the
+//! auto-detect time (and which format it picked), the time to stream the reply in 4-character
+//! deltas, and expected-vs-got call counts, checking the calls themselves against the
+//! `calls_file` (untyped values typed from `tools.json` when present).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -100,6 +100,7 @@ impl BalancedScan {
     /// consumed: the caller decides, then feeds it), or the bytes run out. String contents are
     /// skipped with memchr, which is where long replies spend their bytes.
     pub fn run(&mut self, bytes: &[u8], stop: Option<u8>) -> Progress {
+        let significant = self.syntax.significant();
         let mut i = 0;
         while i < bytes.len() {
             if let Some(quote) = self.quote {
@@ -124,7 +125,6 @@ impl BalancedScan {
             }
             // Outside strings, most bytes (keys' colons, numbers, Python's `name=`) change
             // nothing: skip them with a table lookup instead of the full state machine.
-            let significant = self.syntax.significant();
             while let Some(&b) = bytes.get(i) {
                 if significant[usize::from(b)] || Some(b) == stop {
                     break;
