@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the engine's untrusted-input entry points (fuzz/: every format's parser, auto-detect,
+# Fuzzes Toolscope's untrusted-input entry points (fuzz/: every format's parser, auto-detect,
 # streaming, argument coercion + validation) for a fixed time each and prints a table of
 # executions, exec/s and crashes per target. Exit 1 when anything crashed.
 #
@@ -9,15 +9,16 @@
 # nightly compiler flags (sanitizer coverage); they are enabled on the stable toolchain with
 # RUSTC_BOOTSTRAP=1, only for this build (the fuzz crate is its own workspace, so no other
 # build sees them). Should that fail, a nightly toolchain is used if one is installed; set
-# FUZZ_TOOLCHAIN=nightly to use it from the start. FUZZ_SANITIZER (default `none`: the engine
+# FUZZ_TOOLCHAIN=nightly to use it from the start. FUZZ_SANITIZER (default `none`: the workspace
 # forbids unsafe code, so what fuzzing finds is panics, hangs and broken invariants, and without
 # AddressSanitizer it runs about twice as fast) may be `address`.
 #
 # Seeds fuzz/corpus/<target>/ from tests/fixtures/parser/ and tests/fixtures/fuzz/ (the corpus
 # grows across runs and is not committed). A crash leaves its input in fuzz/artifacts/<target>/:
 # minimise it with `cargo fuzz tmin <target> <file>` (from the repository root, with the same
-# RUSTC_BOOTSTRAP=1), save it as tests/fixtures/fuzz/<target>/<name> and fix the engine; the
-# engine test fuzz_regressions replays every such file.
+# RUSTC_BOOTSTRAP=1), save it as tests/fixtures/fuzz/<target>/<name> and fix the code; the
+# fuzz_regressions tests replay every such file (toolscope-protocol's for the format targets,
+# toolscope-engine's for coerce_validate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,7 +62,7 @@ fi
 host=$(rustc -vV | sed -n 's/^host: //p')
 bin_dir=fuzz/target/$host/release
 
-# The dictionary of every format's markers, from the engine's own list of formats.
+# The dictionary of every format's markers, from the formats crate's own list.
 dict=fuzz/formats.dict
 TOOLSCOPE_FUZZ_DICT=$dict "$bin_dir/parse_format" >/dev/null 2>&1 || true
 [[ -s $dict ]] || { log "could not write the dictionary $dict"; exit 1; }

@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 use toolscope_engine::builtin::{self, BuiltinOptions};
 use toolscope_engine::discovery::Discovery;
 use toolscope_engine::history::History;
-use toolscope_engine::protocol::ProtocolSet;
 use toolscope_engine::{Registry, ToolCallConfig};
+use toolscope_protocol::ProtocolSet;
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::sources::ToolSources;

@@ -3,7 +3,7 @@
 //! finding replays there as a normal test (`tests/fixtures/fuzz/detect/`).
 #![no_main]
 
-#[path = "../../src-tauri/engine/tests/fuzz_entry/mod.rs"]
+#[path = "../../src-tauri/protocol/tests/fuzz_entry/mod.rs"]
 mod fuzz_entry;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_entry::detect(data));

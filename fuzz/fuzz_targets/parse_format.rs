@@ -8,7 +8,7 @@
 //! engine's own list of formats.
 #![no_main]
 
-#[path = "../../src-tauri/engine/tests/fuzz_entry/mod.rs"]
+#[path = "../../src-tauri/protocol/tests/fuzz_entry/mod.rs"]
 mod fuzz_entry;
 
 fn write_dictionary_if_asked() {

@@ -3,7 +3,8 @@
 use serde::Serialize;
 use tauri::State;
 use toolscope_engine::discovery::MethodFilter;
-use toolscope_engine::{MethodMetadata, ToolSource};
+use toolscope_engine::types::ToolSource;
+use toolscope_protocol::method::MethodMetadata;
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;

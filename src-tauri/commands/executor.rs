@@ -15,9 +15,9 @@ use toolscope_engine::executor::{
     ConfirmationHook, ConfirmationRequest, Executor, ExecutorOptions,
 };
 use toolscope_engine::history::{HistoryEntry, RecordedRequest};
-use toolscope_engine::{
-    BoxFuture, CallProgress, ParsedToolRequest, ProgressSink, ToolExecutionResult,
-};
+use toolscope_engine::{BoxFuture, CallProgress, ProgressSink};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::ToolExecutionResult;
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::{lock, AppState};
@@ -230,7 +230,7 @@ mod tests {
     use serde_json::json;
     use tauri::ipc::InvokeResponseBody;
     use toolscope_engine::history::History;
-    use toolscope_engine::ErrorKind;
+    use toolscope_protocol::result::ErrorKind;
 
     use super::*;
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tauri::State;
 use toolscope_engine::history::{History, HistoryEntry, SkippedLine};
-use toolscope_engine::{ErrorKind, ExecutionStatus};
+use toolscope_protocol::result::{ErrorKind, ExecutionStatus};
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
@@ -150,7 +150,8 @@ pub async fn history_export(state: State<'_, AppState>) -> Result<String, Comman
 mod tests {
     use serde_json::json;
     use toolscope_engine::history::{LoadedHistory, RecordedRequest};
-    use toolscope_engine::{ParsedToolRequest, ToolExecutionResult};
+    use toolscope_protocol::request::ParsedToolRequest;
+    use toolscope_protocol::result::ToolExecutionResult;
 
     use super::*;
 

@@ -3,9 +3,9 @@
 use serde::Serialize;
 use tauri::State;
 use toolscope_engine::executor::{Executor, ExecutorOptions};
-use toolscope_engine::parser::{self, ParseReport};
-use toolscope_engine::protocol::stream::{self, StreamReplay};
-use toolscope_engine::ExecutionError;
+use toolscope_protocol::parser::{self, ParseReport};
+use toolscope_protocol::result::ExecutionError;
+use toolscope_protocol::stream::{self, StreamReplay};
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
@@ -35,7 +35,7 @@ pub async fn parse_reply(
     let mut report = parser::parse(&state.protocols, &text, format.as_deref())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
     // Show text-format values as the method will receive them (typed from its schema).
-    parser::type_arguments_from(&mut report, &state.registry);
+    parser::type_arguments(&mut report, |name| state.registry.parameters_of(name));
     let executor = Executor::new(
         state.registry.clone(),
         ExecutorOptions::from(&state.config()),

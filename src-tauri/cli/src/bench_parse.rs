@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
-use toolscope_engine::parser::{self, ParseReport};
-use toolscope_engine::protocol::stream::{deltas, StreamEvent, ToolCallStream};
-use toolscope_engine::protocol::ProtocolSet;
+use toolscope_protocol::parser::{self, ParseReport};
+use toolscope_protocol::stream::{deltas, StreamEvent, ToolCallStream};
+use toolscope_protocol::ProtocolSet;
 
 use crate::render;
 use crate::setup::SetupError;

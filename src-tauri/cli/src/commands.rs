@@ -10,9 +10,12 @@ use toolscope_engine::cycle::{run_cycle, CycleOptions};
 use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::executor::{ApproveAll, ConfirmationHook, Executor, ExecutorOptions};
 use toolscope_engine::history::{HistoryEntry, RecordedRequest};
-use toolscope_engine::parser;
-use toolscope_engine::protocol::ProtocolSet;
-use toolscope_engine::{ErrorKind, ParsedToolRequest, ToolCallConfig, ToolSource};
+use toolscope_engine::types::ToolSource;
+use toolscope_engine::ToolCallConfig;
+use toolscope_protocol::parser;
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::ErrorKind;
+use toolscope_protocol::ProtocolSet;
 
 use crate::confirm::TerminalConfirmation;
 use crate::render;
@@ -159,7 +162,7 @@ fn parse(global: &GlobalArgs, args: ParseArgs) -> Result<u8, SetupError> {
         .map_err(|e| SetupError::usage(e.to_string()))?;
     // Typing text values needs the schemas; parsing must still work without a usable workspace.
     if let Ok(registry) = setup::registry(global) {
-        parser::type_arguments_from(&mut report, &registry);
+        parser::type_arguments(&mut report, |name| registry.parameters_of(name));
     }
     if global.json {
         render::json(&report);
@@ -217,7 +220,7 @@ fn call_args(args: &CallArgs) -> Result<Map<String, Value>, SetupError> {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(SetupError::usage(format!(
             "--args must be a JSON object, got {}",
-            toolscope_engine::types::json_kind(&other)
+            toolscope_protocol::request::json_kind(&other)
         ))),
         Err(e) => Err(SetupError::usage(format!("--args is not valid JSON: {e}"))),
     }

@@ -4,8 +4,10 @@ use serde::Serialize;
 use serde_json::Value;
 use toolscope_engine::cycle::CycleOutcome;
 use toolscope_engine::discovery::DiscoveredTool;
-use toolscope_engine::parser::ParseReport;
-use toolscope_engine::{Annotations, Severity, ToolExecutionResult};
+use toolscope_protocol::method::Annotations;
+use toolscope_protocol::parser::ParseReport;
+use toolscope_protocol::request::Severity;
+use toolscope_protocol::result::ToolExecutionResult;
 
 pub fn json<T: Serialize + ?Sized>(value: &T) {
     match serde_json::to_string_pretty(value) {

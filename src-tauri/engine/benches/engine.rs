@@ -10,8 +10,9 @@ use tokio_util::sync::CancellationToken;
 use toolscope_engine::builtin::synthetic;
 use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::executor::{Executor, ExecutorOptions};
-use toolscope_engine::protocol::{vcp, ProtocolSet};
-use toolscope_engine::{ParsedToolRequest, Registry, ToolCallConfig};
+use toolscope_engine::{Registry, ToolCallConfig};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::{vcp, ProtocolSet};
 
 /// A deterministic reply of about `target` bytes: prose, then VCP blocks, repeated.
 fn vcp_reply(target: usize) -> String {

@@ -6,12 +6,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::executor::Executor;
 use crate::history::{History, HistoryEntry, RecordedRequest};
-use crate::parser::{self, ParseReport, ParserError};
-use crate::protocol::ProtocolSet;
-use crate::types::{
-    Diagnostic, DiagnosticCode, ErrorKind, ExecutionError, ExecutionStatus, ParsedToolRequest,
-    Severity, ToolExecutionResult,
-};
+use toolscope_protocol::parser::{self, ParseReport, ParserError};
+use toolscope_protocol::request::{Diagnostic, DiagnosticCode, ParsedToolRequest, Severity};
+use toolscope_protocol::result::{ErrorKind, ExecutionError, ExecutionStatus, ToolExecutionResult};
+use toolscope_protocol::ProtocolSet;
 
 /// How one cycle runs.
 #[derive(Debug, Clone)]
@@ -201,7 +199,7 @@ mod tests {
     use crate::executor::ExecutorOptions;
     use crate::registry::tests::{fixture, method};
     use crate::registry::Registry;
-    use crate::types::Annotations;
+    use toolscope_protocol::method::Annotations;
 
     fn executor() -> Executor {
         let registry = Arc::new(Registry::new());

@@ -12,9 +12,9 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
 use crate::config::ToolCallConfig;
-use crate::protocol::{ProtocolSet, ToolDefinitionInput};
 use crate::registry::{RegisteredMethod, Registry};
 use crate::types::ToolSource;
+use toolscope_protocol::{ProtocolSet, ToolDefinitionInput};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DiscoveryError {
@@ -49,7 +49,7 @@ impl Serialize for DiscoveredTool {
         struct MethodView<'a> {
             routing_name: &'a str,
             #[serde(flatten)]
-            meta: &'a crate::types::MethodMetadata,
+            meta: &'a toolscope_protocol::method::MethodMetadata,
         }
         let methods: Vec<MethodView<'_>> = self
             .methods

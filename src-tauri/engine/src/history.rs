@@ -30,7 +30,8 @@ use std::sync::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::types::{ParsedToolRequest, ToolExecutionResult};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::ToolExecutionResult;
 
 /// The `"v"` written on every line. Lines with another version are skipped by [`History::load`].
 pub const HISTORY_FORMAT_VERSION: u32 = 1;
@@ -553,10 +554,10 @@ fn sync_parent_dir(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{ErrorKind, ExecutionError, ExecutionStatus};
     use proptest::prelude::*;
     use serde_json::json;
     use std::sync::Arc;
+    use toolscope_protocol::result::{ErrorKind, ExecutionError, ExecutionStatus};
 
     fn result_for(request_id: &str, text: &str, ok: bool) -> ToolExecutionResult {
         ToolExecutionResult {

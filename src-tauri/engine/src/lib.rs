@@ -2,8 +2,9 @@
 //!
 //! The pipeline mirrors the tool-calling cycle of a chat agent:
 //! [`registry`] holds tools, [`discovery`] shows what a model may call and renders prompts,
-//! [`protocol`] + [`parser`] turn a model reply into requests, [`executor`] runs them,
-//! [`cycle`] chains the three and [`history`] records every run durably.
+//! the wire formats of `toolscope-protocol` turn a model reply into requests, [`executor`] runs
+//! them, [`cycle`] chains the three and [`history`] records every run durably. Tool sources
+//! (built-in, HTTP, MCP, ...) are provider crates that implement [`Tool`].
 
 pub mod builtin;
 pub mod config;
@@ -11,8 +12,6 @@ pub mod cycle;
 pub mod discovery;
 pub mod executor;
 pub mod history;
-pub mod parser;
-pub mod protocol;
 pub mod redact;
 pub mod registry;
 pub mod set_aside;
@@ -22,4 +21,3 @@ pub mod types;
 pub use config::ToolCallConfig;
 pub use registry::{Registry, RegistryError};
 pub use tool::{BoxFuture, CallContext, CallProgress, ProgressSink, Tool, ToolFailure};
-pub use types::*;

@@ -9,10 +9,12 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use crate::types::json_kind;
+use toolscope_protocol::request::json_kind;
 
 use crate::tool::Tool;
-use crate::types::{ErrorKind, MethodMetadata, ToolInfo, ToolSource};
+use crate::types::{ToolInfo, ToolSource};
+use toolscope_protocol::method::MethodMetadata;
+use toolscope_protocol::result::ErrorKind;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistryError {
@@ -210,6 +212,14 @@ impl Registry {
         self.read().keys().cloned().collect()
     }
 
+    /// The argument schema of the method a routing name names, if it resolves (what a text
+    /// format's values are typed from: [`toolscope_protocol::parser::type_arguments`]).
+    pub fn parameters_of(&self, routing_name: &str) -> Option<serde_json::Value> {
+        self.resolve(routing_name)
+            .ok()
+            .map(|(_, method)| method.meta.parameters.clone())
+    }
+
     /// Resolves a routing name `{toolId}_{methodName}`, split at the last `_` (seed 000 §4.5).
     pub fn resolve(
         &self,
@@ -328,8 +338,8 @@ pub fn split_routing_name(routing_name: &str) -> Option<(&str, &str)> {
 pub(crate) mod tests {
     use super::*;
     use crate::tool::{BoxFuture, CallContext, ToolFailure};
-    use crate::types::Annotations;
     use serde_json::{json, Map, Value};
+    use toolscope_protocol::method::Annotations;
 
     /// A tool defined by metadata only; its calls echo their arguments.
     pub(crate) struct FixtureTool(pub ToolInfo);

@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::builtin::{register_all, BuiltinOptions};
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
-use toolscope_engine::{ErrorKind, ParsedToolRequest, Registry};
+use toolscope_engine::Registry;
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::ErrorKind;
 
 /// devtools methods sleep and allocate on purpose; their limits are schema-checked elsewhere.
 const SKIPPED_TOOLS: &[&str] = &["devtools"];

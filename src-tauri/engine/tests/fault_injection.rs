@@ -18,7 +18,9 @@ use support::fault_tool::{FaultTool, PANIC_MARKER};
 use support::registry_with_faults;
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{Executor, ExecutorOptions, OversizePolicy};
-use toolscope_engine::{ErrorKind, ParsedToolRequest, Registry, ToolExecutionResult};
+use toolscope_engine::Registry;
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::{ErrorKind, ToolExecutionResult};
 
 /// How long a test waits for a dropped call to be noticed before it calls it a leak. A bound
 /// on a bug (a future that is never dropped), not on speed.

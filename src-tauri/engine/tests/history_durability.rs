@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map};
 use toolscope_engine::history::{History, HistoryEntry, RecordedRequest};
-use toolscope_engine::{ExecutionStatus, ParsedToolRequest, ToolExecutionResult};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::{ExecutionStatus, ToolExecutionResult};
 
 const WRITER_ENV: &str = "TOOLSCOPE_HISTORY_CRASH_WRITER";
 const ROUNDS: usize = 50;

@@ -20,10 +20,11 @@ use toolscope_engine::builtin::{register_all, BuiltinOptions};
 use toolscope_engine::executor::{
     ConfirmationHook, ConfirmationRequest, Executor, ExecutorOptions,
 };
-use toolscope_engine::{
-    Annotations, BoxFuture, CallContext, ErrorKind, MethodMetadata, ParsedToolRequest, Registry,
-    Tool, ToolExecutionResult, ToolFailure, ToolInfo, ToolSource,
-};
+use toolscope_engine::types::{ToolInfo, ToolSource};
+use toolscope_engine::{BoxFuture, CallContext, Registry, Tool, ToolFailure};
+use toolscope_protocol::method::{Annotations, MethodMetadata};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::{ErrorKind, ToolExecutionResult};
 
 /// A tool whose methods carry the given schemas and annotations and count their calls.
 struct Probe {

@@ -23,8 +23,10 @@ use tokio_util::sync::CancellationToken;
 use toolscope_engine::cycle::{run_cycle, CycleOptions};
 use toolscope_engine::executor::{Executor, ExecutorOptions, OversizePolicy};
 use toolscope_engine::history::{History, HistoryEntry, RecordedRequest};
-use toolscope_engine::protocol::ProtocolSet;
-use toolscope_engine::{ErrorKind, ParsedToolRequest, Registry, ToolExecutionResult};
+use toolscope_engine::Registry;
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::{ErrorKind, ToolExecutionResult};
+use toolscope_protocol::ProtocolSet;
 
 const RUNS: usize = 10_000;
 const BATCH: usize = 250;

@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 
 use super::{arg_u64, method, read_only};
 use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{Annotations, ToolInfo, ToolSource};
+use crate::types::{ToolInfo, ToolSource};
+use toolscope_protocol::method::Annotations;
 
 #[derive(Debug, Default)]
 pub struct DevTools {

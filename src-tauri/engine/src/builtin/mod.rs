@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::registry::{Registry, RegistryError};
 use crate::tool::ToolFailure;
-use crate::types::{Annotations, MethodMetadata};
+use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 /// What the built-in tools need from their host.
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ pub(crate) fn arg_u64(
 mod tests {
     use super::*;
     use crate::discovery::{Discovery, MethodFilter};
-    use crate::protocol::ProtocolSet;
+    use toolscope_protocol::ProtocolSet;
 
     #[test]
     fn all_builtins_register_with_valid_schemas() {

@@ -8,7 +8,8 @@ use serde_json::{json, Map, Value};
 
 use crate::registry::{Registry, RegistryError};
 use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{Annotations, MethodMetadata, ToolInfo, ToolSource};
+use crate::types::{ToolInfo, ToolSource};
+use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 /// Methods per generated tool.
 pub const METHODS_PER_TOOL: usize = 100;

@@ -5,7 +5,6 @@
 //! arguments → confirmation → run with timeout, cancellation and panic isolation → cap the
 //! output. Every path ends in a [`ToolExecutionResult`]; nothing here returns `Err` or panics.
 
-pub mod coerce;
 pub mod validate;
 
 use std::sync::Arc;
@@ -18,9 +17,11 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{ParallelExecution, ToolCallConfig};
 use crate::registry::{RegisteredMethod, RegisteredTool, Registry};
 use crate::tool::{BoxFuture, CallContext, ProgressSink, ToolFailure};
-use crate::types::{
-    Annotations, ErrorKind, ExecutionError, ExecutionStatus, ParsedToolRequest,
-    ToolExecutionResult, Truncation,
+use toolscope_protocol::coerce;
+use toolscope_protocol::method::Annotations;
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::{
+    ErrorKind, ExecutionError, ExecutionStatus, ToolExecutionResult, Truncation,
 };
 
 /// What to do with output longer than the cap.
@@ -119,7 +120,7 @@ impl std::fmt::Debug for Executor {
 struct Failure {
     kind: ErrorKind,
     message: String,
-    issues: Vec<crate::types::ArgumentIssue>,
+    issues: Vec<toolscope_protocol::result::ArgumentIssue>,
 }
 
 impl Failure {

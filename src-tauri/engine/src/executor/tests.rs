@@ -5,7 +5,8 @@ use tokio::sync::Barrier;
 
 use super::*;
 use crate::tool::Tool;
-use crate::types::{MethodMetadata, ToolInfo, ToolSource};
+use crate::types::{ToolInfo, ToolSource};
+use toolscope_protocol::method::MethodMetadata;
 
 /// A tool whose methods each exercise one executor path.
 struct Probe {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::types::ArgumentIssue;
+use toolscope_protocol::result::ArgumentIssue;
 
 /// Every problem the validator finds, root problems at path `/`.
 pub fn validate_args(validator: &jsonschema::Validator, args: &Value) -> Vec<ArgumentIssue> {

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use tokio::sync::Notify;
-use toolscope_engine::{
-    Annotations, BoxFuture, CallContext, MethodMetadata, Tool, ToolFailure, ToolInfo, ToolSource,
-};
+use toolscope_engine::types::{ToolInfo, ToolSource};
+use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 /// Every panic this tool raises carries this text, so the quiet panic hook can recognise it.
 pub const PANIC_MARKER: &str = "fault-injection: the tool panicked on purpose";

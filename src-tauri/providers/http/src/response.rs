@@ -5,7 +5,7 @@
 //! that streams gigabytes costs at most the cap in memory.
 
 use serde_json::{Map, Value};
-use toolscope_engine::json_kind;
+use toolscope_protocol::request::json_kind;
 
 use crate::definition::compile::ResponseSpec;
 

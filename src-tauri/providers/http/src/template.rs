@@ -7,7 +7,7 @@
 
 use percent_encoding::utf8_percent_encode;
 use serde_json::{Map, Value};
-use toolscope_engine::json_kind;
+use toolscope_protocol::request::json_kind;
 
 /// Everything but RFC 3986 unreserved characters is encoded: `/`, `&`, `=`, `?`, `#`, `+`,
 /// spaces and non-ASCII text all become `%XX`, so a value stays one path segment or one query

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure, ToolInfo};
+use toolscope_engine::types::ToolInfo;
+use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure};
 
 use crate::definition::HttpToolSpec;
 use crate::request::call_endpoint;

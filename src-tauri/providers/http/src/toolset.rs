@@ -340,12 +340,12 @@ impl HttpToolSet {
     }
 }
 
-fn source_name(source: toolscope_engine::ToolSource) -> &'static str {
+fn source_name(source: toolscope_engine::types::ToolSource) -> &'static str {
     match source {
-        toolscope_engine::ToolSource::Builtin => "built-in",
-        toolscope_engine::ToolSource::Http => "HTTP",
-        toolscope_engine::ToolSource::Mcp => "MCP",
-        toolscope_engine::ToolSource::Wasm => "WASM",
+        toolscope_engine::types::ToolSource::Builtin => "built-in",
+        toolscope_engine::types::ToolSource::Http => "HTTP",
+        toolscope_engine::types::ToolSource::Mcp => "MCP",
+        toolscope_engine::types::ToolSource::Wasm => "WASM",
     }
 }
 

@@ -14,7 +14,9 @@ use support::{Reply, TestServer};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
 use toolscope_engine::history::{History, HistoryEntry, RecordedRequest};
-use toolscope_engine::{ErrorKind, ParsedToolRequest, Registry, ToolExecutionResult};
+use toolscope_engine::Registry;
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::{ErrorKind, ToolExecutionResult};
 
 /// Not UTF-8: a lone continuation byte, a truncated sequence, an overlong `/` and `0xFF`.
 const INVALID: &[u8] = b"caf\xc3 \x80 \xe2\x82 \xc0\xaf \xff end";

@@ -13,8 +13,10 @@ use support::calls::*;
 use support::{client, Reply, TestServer};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
-use toolscope_engine::{ErrorKind, ParsedToolRequest, Registry, ToolFailure};
+use toolscope_engine::{Registry, ToolFailure};
 use toolscope_http::{EnvSource, HttpToolSet};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::ErrorKind;
 
 /// Answers 200 with the received request when `check` passes, 401 otherwise.
 async fn guarded(check: fn(&support::Recorded) -> bool) -> TestServer {

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolscope_engine::builtin::echo::EchoTool;
-use toolscope_engine::{Registry, ToolSource};
+use toolscope_engine::types::ToolSource;
+use toolscope_engine::Registry;
 use toolscope_http::{HttpToolSet, ReloadReport, StoreError};
 
 fn fixtures_dir() -> PathBuf {

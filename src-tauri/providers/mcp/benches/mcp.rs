@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
-use toolscope_engine::{ParsedToolRequest, Registry};
+use toolscope_engine::Registry;
 use toolscope_mcp::sources::SourceOptions;
 use toolscope_mcp::{McpServerConfig, McpSources, SourceStatus};
+use toolscope_protocol::request::ParsedToolRequest;
 
 // The integration tests' helpers (`stdio` config builder).
 #[path = "../tests/common/mod.rs"]

@@ -112,7 +112,7 @@ pub fn import(text: &str) -> Result<ImportReport, ConfigError> {
         .map_err(|e| ConfigError::InvalidJson(e.to_string()))?;
     let Value::Object(root) = root else {
         return Err(ConfigError::NoServers(
-            toolscope_engine::json_kind(&root).to_owned(),
+            toolscope_protocol::request::json_kind(&root).to_owned(),
         ));
     };
     let has_inputs = root
@@ -123,7 +123,7 @@ pub fn import(text: &str) -> Result<ImportReport, ConfigError> {
         (Some(other), _) | (None, Some(other)) => {
             return Err(ConfigError::NoServers(format!(
                 "servers as {}",
-                toolscope_engine::json_kind(other)
+                toolscope_protocol::request::json_kind(other)
             )))
         }
         // A bare map of servers: every value an object with `command` or `url`.
@@ -160,7 +160,7 @@ fn server_entry(name: &str, entry: &Value) -> Result<McpServerConfig, String> {
     let Value::Object(entry) = entry else {
         return Err(format!(
             "expected an object, found {}",
-            toolscope_engine::json_kind(entry)
+            toolscope_protocol::request::json_kind(entry)
         ));
     };
     let text = |key: &str| -> Result<Option<String>, String> {
@@ -169,7 +169,7 @@ fn server_entry(name: &str, entry: &Value) -> Result<McpServerConfig, String> {
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(other) => Err(format!(
                 "\"{key}\" must be a string, found {}",
-                toolscope_engine::json_kind(other)
+                toolscope_protocol::request::json_kind(other)
             )),
         }
     };
@@ -184,13 +184,13 @@ fn server_entry(name: &str, entry: &Value) -> Result<McpServerConfig, String> {
                     Value::Bool(b) => Ok((k.clone(), b.to_string())),
                     other => Err(format!(
                         "\"{key}.{k}\" must be a string, found {}",
-                        toolscope_engine::json_kind(other)
+                        toolscope_protocol::request::json_kind(other)
                     )),
                 })
                 .collect(),
             Some(other) => Err(format!(
                 "\"{key}\" must be an object, found {}",
-                toolscope_engine::json_kind(other)
+                toolscope_protocol::request::json_kind(other)
             )),
         }
     };
@@ -213,14 +213,14 @@ fn server_entry(name: &str, entry: &Value) -> Result<McpServerConfig, String> {
                         Value::Number(n) => Ok(n.to_string()),
                         other => Err(format!(
                             "\"args\" must hold strings, found {}",
-                            toolscope_engine::json_kind(other)
+                            toolscope_protocol::request::json_kind(other)
                         )),
                     })
                     .collect::<Result<_, _>>()?,
                 Some(other) => {
                     return Err(format!(
                         "\"args\" must be an array, found {}",
-                        toolscope_engine::json_kind(other)
+                        toolscope_protocol::request::json_kind(other)
                     ))
                 }
             };

@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use serde::Serialize;
-use toolscope_engine::{Annotations, MethodMetadata, Registry, ToolFailure, ToolInfo, ToolSource};
+use toolscope_engine::types::{ToolInfo, ToolSource};
+use toolscope_engine::{Registry, ToolFailure};
+use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 use crate::config::McpServerConfig;
 use crate::connection::{connect, ConnectOptions, Connection, ServerLog};

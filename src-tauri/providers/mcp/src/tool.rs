@@ -14,7 +14,8 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::RoleClient;
 use serde_json::{Map, Value};
-use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure, ToolInfo};
+use toolscope_engine::types::ToolInfo;
+use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure};
 
 use crate::result::into_value;
 use crate::sources::Source;

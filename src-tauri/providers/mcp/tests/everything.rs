@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::*;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use toolscope_engine::ErrorKind;
 use toolscope_mcp::{McpServerConfig, McpTransport, SourceStatus};
+use toolscope_protocol::result::ErrorKind;
 
 fn everything_script() -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

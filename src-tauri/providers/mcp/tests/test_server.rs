@@ -9,9 +9,10 @@ use common::*;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::history::{History, HistoryEntry, RecordedRequest};
-use toolscope_engine::{ErrorKind, ParsedToolRequest};
 use toolscope_mcp::sources::{SourceFiles, SourceOptions};
 use toolscope_mcp::{McpSources, SourceStatus};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::ErrorKind;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lists_tools_with_mapped_names_schemas_and_annotations_and_calls_them() {

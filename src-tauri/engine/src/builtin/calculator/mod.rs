@@ -10,13 +10,14 @@ pub mod expr;
 
 use std::collections::BTreeMap;
 
-use crate::types::json_kind;
 use serde_json::{json, Map, Value};
+use toolscope_protocol::request::json_kind;
 
 use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{Annotations, MethodMetadata, ProtocolConfig, ToolInfo, ToolSource};
+use crate::types::{ToolInfo, ToolSource};
 pub use expr::format_significant;
 use expr::{AngleUnit, EvalOptions};
+use toolscope_protocol::method::{Annotations, MethodMetadata, ProtocolConfig};
 
 pub const TOOL_ID: &str = "calculator";
 /// Significant digits of `formatted` when `precision` is not given.

@@ -14,11 +14,12 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::types::json_kind;
 use serde_json::{json, Map, Value};
+use toolscope_protocol::request::json_kind;
 
 use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{Annotations, MethodMetadata, ToolInfo, ToolSource};
+use crate::types::{ToolInfo, ToolSource};
+use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 pub use sandbox::{Intent, Resolved, Sandbox, SandboxError};
 

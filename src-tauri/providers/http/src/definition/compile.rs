@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use toolscope_engine::{json_kind, MethodMetadata, ToolInfo, ToolSource};
+use toolscope_engine::types::{ToolInfo, ToolSource};
+use toolscope_protocol::method::MethodMetadata;
+use toolscope_protocol::request::json_kind;
 
 use super::{
     AuthDefinition, HttpMethod, ResponseDefinition, ToolDefinition, DEFAULT_MAX_RESPONSE_BYTES,

@@ -73,7 +73,7 @@ pub struct AnnotationsDefinition {
     pub open_world: Option<bool>,
 }
 
-impl From<AnnotationsDefinition> for toolscope_engine::Annotations {
+impl From<AnnotationsDefinition> for toolscope_protocol::method::Annotations {
     fn from(a: AnnotationsDefinition) -> Self {
         Self {
             read_only: a.read_only,
@@ -273,7 +273,7 @@ pub fn parse(file: &Path, format: FileFormat, text: &str) -> Result<HttpToolSpec
             "(top level)",
             format!(
                 "expected a table/object, got {}",
-                toolscope_engine::json_kind(&document)
+                toolscope_protocol::request::json_kind(&document)
             ),
         ));
     };

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use toolscope_engine::ToolSource;
+use toolscope_engine::types::ToolSource;
 
 use super::*;
 

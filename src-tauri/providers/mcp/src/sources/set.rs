@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::join_all;
-use toolscope_engine::{Registry, ToolSource};
+use toolscope_engine::types::ToolSource;
+use toolscope_engine::Registry;
 
 use super::{
     Approvals, Live, Source, SourceError, SourceFiles, SourceOptions, SourceState, SourceStatus,

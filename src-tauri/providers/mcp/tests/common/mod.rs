@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
-use toolscope_engine::{
-    CallProgress, ParsedToolRequest, ProgressSink, Registry, ToolExecutionResult,
-};
+use toolscope_engine::{CallProgress, ProgressSink, Registry};
 use toolscope_mcp::sources::SourceOptions;
 use toolscope_mcp::{McpServerConfig, McpSources, McpTransport, SourceStatus};
+use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::ToolExecutionResult;
 
 pub fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerConfig {
     McpServerConfig {

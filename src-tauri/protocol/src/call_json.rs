@@ -1,0 +1,315 @@
+//! Call objects read straight from JSON text, without building a map for the call itself.
+//!
+//! Most text formats wrap each call in a JSON object (`{"name": …, "arguments": {…}}`) or a list
+//! of them. Decoding such an object into a `Value` first hashes and stores every key of the
+//! call (and a map lookup per candidate key afterwards), which was a tenth of a megabyte parse.
+//! Here the keys are matched against the handful the common shapes use while the text is read;
+//! only the values that matter are decoded, the rest are skipped. [`CallFields`] is also built
+//! from an already decoded map, so both routes share one set of rules and messages.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::calls::{arguments, Call};
+use crate::json_value::JsonValue;
+use crate::request::{DiagnosticCode, Span};
+
+/// Where a key of a call object goes: each group is in precedence order (`name` beats
+/// `tool_name` wherever they appear in the object).
+const NAME_KEYS: [&str; 3] = ["name", "tool_name", "function_name"];
+const ID_KEYS: [&str; 3] = ["id", "call_id", "tool_call_id"];
+const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "args", "input"];
+
+/// The values of a call object under the keys any common shape uses: per group, the value of
+/// the key that comes first in the group's order (a repeated key keeps its last value, as a
+/// decoded JSON map does).
+#[derive(Debug, Default)]
+pub struct CallFields {
+    /// OpenAI's nested `{"type": "function", "function": {...}}`.
+    function: Option<Value>,
+    name: Ranked,
+    id: Ranked,
+    arguments: Ranked,
+}
+
+/// A value with the position of its key in the group's order.
+type Ranked = Option<(usize, Value)>;
+
+enum Slot {
+    Function,
+    Name(usize),
+    Id(usize),
+    Argument(usize),
+    Other,
+}
+
+impl Slot {
+    fn of(key: &str) -> Self {
+        if key == "function" {
+            return Self::Function;
+        }
+        let position = |keys: &[&str]| keys.iter().position(|k| *k == key);
+        if let Some(i) = position(&NAME_KEYS) {
+            Self::Name(i)
+        } else if let Some(i) = position(&ID_KEYS) {
+            Self::Id(i)
+        } else if let Some(i) = position(&ARGUMENT_KEYS) {
+            Self::Argument(i)
+        } else {
+            Self::Other
+        }
+    }
+}
+
+fn keep(held: &mut Ranked, rank: usize, value: Value) {
+    if held.as_ref().is_none_or(|(current, _)| rank <= *current) {
+        *held = Some((rank, value));
+    }
+}
+
+impl CallFields {
+    fn put(&mut self, slot: Slot, value: Value) {
+        match slot {
+            Slot::Function => self.function = Some(value),
+            Slot::Name(rank) => keep(&mut self.name, rank, value),
+            Slot::Id(rank) => keep(&mut self.id, rank, value),
+            Slot::Argument(rank) => keep(&mut self.arguments, rank, value),
+            Slot::Other => {}
+        }
+    }
+
+    /// Picks the fields out of a decoded object (taking the values, not copying them).
+    pub fn from_map(object: Map<String, Value>) -> Self {
+        let mut fields = Self::default();
+        for (key, value) in object {
+            fields.put(Slot::of(&key), value);
+        }
+        fields
+    }
+
+    /// The call these fields describe, or why they describe none.
+    pub fn into_call(self) -> Result<Call, (DiagnosticCode, String)> {
+        if let Some(Value::Object(function)) = self.function {
+            let mut call = Self::from_map(function).into_call()?;
+            if call.id.is_none() {
+                // Only a plain "id" names the call beside a nested function.
+                call.id = match self.id {
+                    Some((0, Value::String(id))) => Some(id),
+                    _ => None,
+                };
+            }
+            return Ok(call);
+        }
+        let (_, name) = self.name.ok_or((
+            DiagnosticCode::MissingToolName,
+            "the call has no \"name\"; it is skipped".to_owned(),
+        ))?;
+        let name = match name {
+            Value::String(name) if !name.trim().is_empty() => {
+                if name.trim().len() == name.len() {
+                    name
+                } else {
+                    name.trim().to_owned()
+                }
+            }
+            _ => {
+                return Err((
+                    DiagnosticCode::MissingToolName,
+                    "the call's \"name\" is not a non-empty string; it is skipped".to_owned(),
+                ))
+            }
+        };
+        // The first id key present decides; an id that is not a string is no id.
+        let id = match self.id {
+            Some((_, Value::String(id))) => Some(id),
+            _ => None,
+        };
+        let args = match self.arguments {
+            None | Some((_, Value::Null)) => Map::new(),
+            Some((rank, value)) => arguments(
+                ARGUMENT_KEYS.get(rank).copied().unwrap_or("arguments"),
+                value,
+            )?,
+        };
+        Ok(Call { name, args, id })
+    }
+}
+
+/// One element where a call is expected: a call object, or the kind of value found instead.
+#[derive(Debug)]
+pub enum CallItem {
+    Object(Box<CallFields>),
+    NotObject(&'static str),
+}
+
+impl CallItem {
+    pub fn into_call(self) -> Result<Call, (DiagnosticCode, String)> {
+        match self {
+            Self::Object(fields) => fields.into_call(),
+            Self::NotObject(kind) => Err((
+                DiagnosticCode::InvalidJson,
+                format!("a call must be a JSON object, found {kind}"),
+            )),
+        }
+    }
+}
+
+/// A JSON document holding calls: one call (or a value that is not one), or a list of them.
+#[derive(Debug)]
+pub enum CallDocument {
+    One(CallItem),
+    List(Vec<CallItem>),
+}
+
+/// The elements of the JSON list at `text[span]`, each decoded with its own span, in one pass.
+/// `None` when the text is not exactly one well-formed list: the caller then reads it piece by
+/// piece, with diagnostics.
+pub fn list_items(text: &str, span: Span) -> Option<Vec<(Span, CallItem)>> {
+    let bytes = text.get(..span.end)?.as_bytes();
+    // JSON's whitespace, nothing more.
+    let skip_space = |mut i: usize| {
+        while bytes
+            .get(i)
+            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            i += 1;
+        }
+        i
+    };
+    let mut at = skip_space(span.start);
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    at = skip_space(at + 1);
+    let mut items = Vec::new();
+    if bytes.get(at) == Some(&b']') {
+        at += 1;
+    } else {
+        loop {
+            // A stream deserializer stops right after one value and says where.
+            let mut values =
+                serde_json::Deserializer::from_str(text.get(at..span.end)?).into_iter::<CallItem>();
+            let item = values.next()?.ok()?;
+            let end = at + values.byte_offset();
+            items.push((Span::new(at, end), item));
+            at = skip_space(end);
+            match bytes.get(at) {
+                Some(b',') => at = skip_space(at + 1),
+                Some(b']') => {
+                    at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (skip_space(at) == span.end).then_some(items)
+}
+
+/// Reads any JSON value; a map becomes [`CallFields`], anything else only says what it was.
+/// `LIST` makes a top-level array a list of items instead of one non-call.
+struct ItemVisitor<const LIST: bool>;
+
+enum Visited {
+    Item(CallItem),
+    List(Vec<CallItem>),
+}
+
+impl<'de, const LIST: bool> Visitor<'de> for ItemVisitor<LIST> {
+    type Value = Visited;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Visited, A::Error> {
+        let mut fields = CallFields::default();
+        while let Some(slot) = map.next_key::<Slot>()? {
+            if matches!(slot, Slot::Other) {
+                map.next_value::<IgnoredAny>()?;
+            } else {
+                let JsonValue(value) = map.next_value()?;
+                fields.put(slot, value);
+            }
+        }
+        Ok(Visited::Item(CallItem::Object(Box::new(fields))))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Visited, A::Error> {
+        if !LIST {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(Visited::Item(CallItem::NotObject("an array")));
+        }
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element::<CallItem>()? {
+            items.push(item);
+        }
+        Ok(Visited::List(items))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Visited, E> {
+        Ok(Visited::Item(CallItem::NotObject("null")))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Visited, E> {
+        self.visit_unit()
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Visited, E> {
+        Ok(Visited::Item(CallItem::NotObject("a boolean")))
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Visited, E> {
+        Ok(Visited::Item(CallItem::NotObject("a number")))
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Visited, E> {
+        Ok(Visited::Item(CallItem::NotObject("a number")))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Visited, E> {
+        Ok(Visited::Item(CallItem::NotObject("a number")))
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Visited, E> {
+        Ok(Visited::Item(CallItem::NotObject("a string")))
+    }
+}
+
+/// A single element where a call is expected: a list there is not a call.
+impl<'de> Deserialize<'de> for CallItem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match deserializer.deserialize_any(ItemVisitor::<false>)? {
+            Visited::Item(item) => Ok(item),
+            Visited::List(_) => Ok(Self::NotObject("an array")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CallDocument {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match deserializer.deserialize_any(ItemVisitor::<true>)? {
+            Visited::Item(item) => Self::One(item),
+            Visited::List(items) => Self::List(items),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Slot {
+    /// Keys are matched as they are read, so none is allocated or hashed.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Slot;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Slot, E> {
+                Ok(Slot::of(key))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}

@@ -1,0 +1,162 @@
+//! Auto-detect: which formats a reply may be in, found in one pass over it.
+//!
+//! Parsing a 1 MB reply with every known format would cost as many full parses as there are
+//! formats. Instead every format names its signature (the opening markers of its call blocks,
+//! and the prefixes a whole-reply format starts with); one Aho-Corasick pass finds which
+//! markers occur, and only those formats parse. Several formats can share a marker
+//! (`<tool_call>`: hermes and qwen3_coder), so the parser facade still compares their results.
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use crate::framing::{BlockKind, Framing, Open};
+
+/// What makes a reply look like a format.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Signature {
+    /// Any of these anywhere in the reply.
+    pub markers: Vec<&'static str>,
+    /// The reply starts with one of these (after whitespace and leading reasoning).
+    pub prefixes: Vec<&'static str>,
+}
+
+/// The signature a framing implies: its call rules' openings.
+pub fn framing_signature(framing: Option<Framing>) -> Signature {
+    let mut signature = Signature::default();
+    if let Some(framing) = framing {
+        for rule in framing.rules.iter().filter(|r| r.kind == BlockKind::Call) {
+            match rule.open {
+                Open::Marker(m) => signature.markers.push(m),
+                Open::TextStart(p) => signature.prefixes.push(p),
+            }
+        }
+    }
+    signature
+}
+
+/// The markers of a protocol set, compiled once.
+#[derive(Debug)]
+pub struct Detector {
+    automaton: Option<AhoCorasick>,
+    /// For each pattern, the protocols (indices) that own it.
+    owners: Vec<Vec<usize>>,
+    prefixes: Vec<(usize, &'static str)>,
+    protocols: usize,
+}
+
+impl Detector {
+    pub fn new(signatures: &[Signature]) -> Self {
+        let mut patterns: Vec<&'static str> = Vec::new();
+        let mut owners: Vec<Vec<usize>> = Vec::new();
+        let mut prefixes = Vec::new();
+        for (index, signature) in signatures.iter().enumerate() {
+            for &marker in signature.markers.iter().filter(|m| !m.is_empty()) {
+                match patterns.iter().position(|p| *p == marker) {
+                    Some(at) => owners[at].push(index),
+                    None => {
+                        patterns.push(marker);
+                        owners.push(vec![index]);
+                    }
+                }
+            }
+            prefixes.extend(signature.prefixes.iter().map(|p| (index, *p)));
+        }
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .ok();
+        Self {
+            automaton,
+            owners,
+            prefixes,
+            protocols: signatures.len(),
+        }
+    }
+
+    /// The protocols whose signature occurs in `text`, as (index, specificity): the length of
+    /// the longest of its markers found (0 when only the reply's start matched — a lone `{`
+    /// says less than `<seed:tool_call>`), in protocol order. Auto-detect prefers the more
+    /// specific evidence when formats parse a reply equally well.
+    pub fn candidates(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut best = vec![None::<usize>; self.protocols];
+        if let Some(automaton) = &self.automaton {
+            let mut seen = vec![false; self.owners.len()];
+            let mut remaining = self.owners.len();
+            for found in automaton.find_overlapping_iter(text) {
+                let pattern = found.pattern().as_usize();
+                if !seen[pattern] {
+                    seen[pattern] = true;
+                    let length = found.end() - found.start();
+                    for &owner in &self.owners[pattern] {
+                        best[owner] = Some(best[owner].map_or(length, |b| b.max(length)));
+                    }
+                    remaining -= 1;
+                    if remaining == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        let start = reply_start(text);
+        for &(owner, prefix) in &self.prefixes {
+            if start.starts_with(prefix) && best[owner].is_none() {
+                best[owner] = Some(0);
+            }
+        }
+        best.iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.map(|specificity| (i, specificity)))
+            .collect()
+    }
+}
+
+/// The reply without leading whitespace and leading `<think>…</think>` reasoning.
+fn reply_start(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    while let Some(after) = rest.strip_prefix("<think>") {
+        match after.find("</think>") {
+            Some(end) => rest = after[end + "</think>".len()..].trim_start(),
+            None => return "",
+        }
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_and_prefixes_select_candidates() {
+        let detector = Detector::new(&[
+            Signature {
+                markers: vec!["<tool_call>"],
+                prefixes: vec![],
+            },
+            Signature {
+                markers: vec!["<tool_call>", "<function="],
+                prefixes: vec![],
+            },
+            Signature {
+                markers: vec![],
+                prefixes: vec!["["],
+            },
+        ]);
+        let ids = |text: &str| -> Vec<usize> {
+            detector
+                .candidates(text)
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect()
+        };
+        assert_eq!(ids("a <tool_call> b"), vec![0, 1]);
+        assert_eq!(ids("<function=x>"), vec![1]);
+        assert_eq!(ids(" <think>[no]</think>\n[f()]"), vec![2]);
+        assert!(ids("see [f()]").is_empty());
+        assert!(ids("<think>[f()]").is_empty());
+        // Specificity: the longest marker found; a prefix alone counts 0.
+        assert_eq!(
+            detector.candidates("[<function=x> <tool_call>"),
+            vec![(0, 11), (1, 11), (2, 0)]
+        );
+    }
+}

@@ -1,0 +1,196 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::balanced::Syntax;
+
+const TAGS: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call("<call>", Close::Marker("</call>")).lenient(),
+        Rule::token("<calls>"),
+    ],
+};
+
+const UNTIL_NEXT: Framing = Framing {
+    rules: &[THINK, Rule::call(">>>", Close::UntilNext)],
+};
+
+const JSON_AFTER: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call(
+            "[CALL]",
+            Close::Balanced {
+                after: "[ARGS]",
+                syntax: Syntax::Json,
+            },
+        ),
+        Rule::call("<|tag|>", JSON_VALUE).separated_by(b';'),
+        Rule::at_text_start(
+            "[",
+            Close::Balanced {
+                after: "",
+                syntax: Syntax::Python,
+            },
+        ),
+    ],
+};
+
+/// Blocks, reasoning, diagnostics and the content, as one comparable summary.
+#[derive(Debug, PartialEq, Eq, Default)]
+struct Summary {
+    blocks: Vec<(usize, String, String, bool)>,
+    reasoning: Vec<String>,
+    diagnostics: Vec<(Severity, String)>,
+    content: String,
+    body_text: Vec<String>,
+}
+
+fn summarise(framing: Framing, text: &str, chunks: &[usize]) -> Summary {
+    let mut scanner = Scanner::new(framing);
+    let mut events = Vec::new();
+    let mut fed = 0;
+    for &size in chunks {
+        let mut end = (fed + size).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        scanner.advance(&text[..end], false, &mut events);
+        fed = end;
+        if fed == text.len() {
+            break;
+        }
+    }
+    scanner.advance(text, true, &mut events);
+    let mut summary = Summary::default();
+    let mut body = String::new();
+    for event in events {
+        match event {
+            ScanEvent::Content(s) => summary.content.push_str(&text[s.start..s.end]),
+            ScanEvent::BlockStarted { .. } => body.clear(),
+            ScanEvent::BodyDelta { span, .. } => body.push_str(&text[span.start..span.end]),
+            ScanEvent::Block(b) => {
+                summary.blocks.push((
+                    b.rule,
+                    text[b.span.start..b.span.end].to_owned(),
+                    text[b.body.start..b.body.end].to_owned(),
+                    b.complete,
+                ));
+                summary.body_text.push(std::mem::take(&mut body));
+            }
+            ScanEvent::Reasoning(s) => summary.reasoning.push(text[s.start..s.end].to_owned()),
+            ScanEvent::Diagnostic(d) => summary.diagnostics.push((d.severity, d.message)),
+        }
+    }
+    summary
+}
+
+fn whole(framing: Framing, text: &str) -> Summary {
+    summarise(framing, text, &[])
+}
+
+#[test]
+fn delimited_blocks_reasoning_tokens_and_content() {
+    let text = "hi <think>no <call>x</call></think><calls><call>a</call> mid <call>b</call> end";
+    let s = whole(TAGS, text);
+    assert_eq!(
+        s.blocks,
+        vec![
+            (1, "<call>a</call>".into(), "a".into(), true),
+            (1, "<call>b</call>".into(), "b".into(), true)
+        ]
+    );
+    assert_eq!(s.reasoning, vec!["<think>no <call>x</call></think>"]);
+    assert_eq!(s.content, "hi  mid  end");
+    assert!(s.diagnostics.is_empty());
+    assert_eq!(s.body_text, vec!["a", "b"]);
+}
+
+#[test]
+fn an_unclosed_block_is_cut_at_the_next_one_and_decoded_at_the_end() {
+    let s = whole(TAGS, "<call>a <call>b</call><call>c");
+    assert_eq!(
+        s.blocks,
+        vec![
+            (1, "<call>b</call>".into(), "b".into(), true),
+            (1, "<call>c".into(), "c".into(), false)
+        ]
+    );
+    assert_eq!(s.diagnostics.len(), 2);
+    assert_eq!(s.diagnostics[0].0, Severity::Error);
+    assert!(
+        s.diagnostics[0].1.contains("another block starts"),
+        "{:?}",
+        s.diagnostics
+    );
+    assert_eq!(s.diagnostics[1].0, Severity::Warning);
+}
+
+#[test]
+fn balanced_values_after_inner_markers_and_separators() {
+    let text = "x[CALL]f[ARGS]{\"a\": \"}\"} y<|tag|>{\"n\":1} ; {\"n\":2} z";
+    let s = whole(JSON_AFTER, text);
+    let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+    assert_eq!(
+        bodies,
+        vec!["f[ARGS]{\"a\": \"}\"}", "{\"n\":1}", "{\"n\":2}"]
+    );
+    assert_eq!(s.content, "x y z");
+}
+
+#[test]
+fn a_truncated_value_does_not_swallow_the_next_call() {
+    let s = whole(JSON_AFTER, "[CALL]f[ARGS]{\"a\": [1, [CALL]g[ARGS]{}");
+    assert_eq!(s.blocks.len(), 1);
+    assert_eq!(s.blocks[0].2, "g[ARGS]{}");
+    assert_eq!(s.diagnostics.len(), 1, "{:?}", s.diagnostics);
+}
+
+#[test]
+fn text_start_rules_only_match_at_the_start() {
+    let s = whole(JSON_AFTER, "  <think>hm</think>\n[f(a='['), g()]");
+    assert_eq!(s.blocks.len(), 1);
+    assert_eq!(s.blocks[0].2, "[f(a='['), g()]");
+    let s = whole(JSON_AFTER, "see [f()]");
+    assert!(s.blocks.is_empty());
+    assert_eq!(s.content, "see [f()]");
+}
+
+#[test]
+fn a_marker_without_a_value_is_reported() {
+    let s = whole(JSON_AFTER, "<|tag|> hello");
+    assert!(s.blocks.is_empty());
+    assert_eq!(s.diagnostics.len(), 1);
+    assert!(s.diagnostics[0].1.contains("JSON"), "{:?}", s.diagnostics);
+}
+
+#[test]
+fn until_next_blocks_end_at_the_next_opener_or_the_end() {
+    let s = whole(UNTIL_NEXT, "hi >>>a\n{1}\n>>>b\n{2}");
+    let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+    assert_eq!(bodies, vec!["a\n{1}\n", "b\n{2}"]);
+    assert!(s.blocks.iter().all(|b| b.3), "complete: {:?}", s.blocks);
+    assert!(s.diagnostics.is_empty());
+    assert_eq!(s.content, "hi ");
+}
+
+proptest! {
+    #[test]
+    fn any_chunking_gives_the_same_result(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                Just("<call>"), Just("</call>"), Just("<think>"), Just("</think>"), Just("<calls>"),
+                Just("[CALL]"), Just("[ARGS]"), Just("<|tag|>"), Just("{"), Just("}"), Just("["),
+                Just("]"), Just("\""), Just("\\"), Just(";"), Just(" "), Just("x"), Just("é"),
+                Just("<"), Just("<|"), Just("("), Just(">>>"), Just(">")
+            ],
+            0..40,
+        ),
+        chunks in proptest::collection::vec(1usize..7, 0..60),
+    ) {
+        let text: String = parts.concat();
+        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT] {
+            prop_assert_eq!(summarise(framing, &text, &chunks), whole(framing, &text));
+        }
+    }
+}

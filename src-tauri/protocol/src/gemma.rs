@@ -1,0 +1,76 @@
+//! Gemma 3 function calling: calls as Python in a ```tool_code``` fence, one per line,
+//! `get_weather(city="Paris")` or `print(get_weather(city="Paris"))`.
+//!
+//! Gemma has no tool tokens; Google's function-calling guide has the prompt describe the tools
+//! and ask for a ```tool_code``` block, and feeds results back in a ```tool_output``` block.
+
+use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::pylines::push_call_lines;
+use crate::request::ParseOutput;
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+
+pub const FENCE: &str = "```tool_code";
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call(FENCE, Close::Marker("```")).lenient(),
+        Rule::token("<end_of_turn>"),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gemma;
+
+impl Protocol for Gemma {
+    fn id(&self) -> &'static str {
+        "gemma"
+    }
+
+    fn label(&self) -> &'static str {
+        "Gemma ```tool_code``` Python calls"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let mut out = String::from(
+            "At each turn, if you decide to invoke any of the function(s), it should be wrapped \
+             with ```tool_code```. The python methods described below are imported and available, \
+             you can only use defined methods. The generated code should be readable and efficient. \
+             The response to a method will be wrapped in ```tool_output``` use it to call more tools \
+             or generate a helpful, friendly response.\n\n",
+        );
+        for definition in function_definitions(tools) {
+            let f = &definition["function"];
+            out.push_str(&format!(
+                "def {}(**kwargs):\n    \"\"\"{}\n\n    Args (JSON Schema): {}\n    \"\"\"\n\n",
+                f["name"].as_str().unwrap_or_default(),
+                f["description"].as_str().unwrap_or_default(),
+                f["parameters"]
+            ));
+        }
+        out
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let mut out = String::from("```tool_output\n");
+        for r in results {
+            out.push_str(&result_value(r).to_string());
+            out.push('\n');
+        }
+        out.push_str("```\n");
+        out
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        push_call_lines(out, text, block.body, self.id());
+    }
+}

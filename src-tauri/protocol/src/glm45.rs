@@ -1,0 +1,393 @@
+//! GLM-4.5 / GLM-4.6 (Zhipu): a call is the tool's name and key/value pairs in `<tool_call>`.
+//!
+//! ```text
+//! <tool_call>NAME
+//! <arg_key>KEY</arg_key>
+//! <arg_value>VALUE</arg_value>
+//! </tool_call>
+//! ```
+//!
+//! One call per block; later GLM versions drop the newline after the name, so the name ends at
+//! the first newline or `<`. The template writes string values as they are and other values as
+//! JSON, so every value is kept as text (requests are untyped) and the engine types them from
+//! the method's schema; one leading and one trailing newline are removed, and XML entities are
+//! not decoded (the template does not escape). Reasoning is in `<think>`.
+//!
+//! The tag is hermes's (and qwen3-coder's): a JSON or `<function=` body is reported as such, so
+//! auto-detect (which keeps the candidate without errors) tells them apart. For the same reason
+//! the grammar is read strictly: a name with spaces, or text that is not a key/value pair, is an
+//! error that skips the call, so prose mentioning `<tool_call>` never becomes a call. Tools are listed as JSON in `<tools>`; results
+//! go back as `<tool_response>` elements of an `<|observation|>` turn.
+
+use serde_json::Map;
+
+use crate::calls::{error, push_request, Call};
+use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::hermes::{CALL_CLOSE, CALL_OPEN};
+use crate::minimax_m2::{insert_arg, result_text, strip_one_newline, Finder};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, Protocol, ToolDefinitionInput};
+
+const KEY_OPEN: &str = "<arg_key>";
+const KEY_CLOSE: &str = "</arg_key>";
+const VALUE_OPEN: &str = "<arg_value>";
+const VALUE_CLOSE: &str = "</arg_value>";
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Glm45;
+
+impl Protocol for Glm45 {
+    fn id(&self) -> &'static str {
+        "glm45"
+    }
+
+    fn label(&self) -> &'static str {
+        "GLM-4.5 / 4.6 <tool_call> with <arg_key>/<arg_value>"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let mut out = String::from(
+            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
+             You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n",
+        );
+        for definition in function_definitions(tools) {
+            out.push_str(&definition.to_string());
+            out.push('\n');
+        }
+        out.push_str(
+            "</tools>\n\nFor each function call, output the function name and arguments within \
+             the following XML format:\n<tool_call>{function-name}\n\
+             <arg_key>{arg-key-1}</arg_key>\n<arg_value>{arg-value-1}</arg_value>\n\
+             <arg_key>{arg-key-2}</arg_key>\n<arg_value>{arg-value-2}</arg_value>\n...\n\
+             </tool_call>\n",
+        );
+        out
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let mut out = String::from("<|observation|>");
+        for result in results {
+            out.push_str(&format!(
+                "\n<tool_response>\n{}\n</tool_response>",
+                result_text(result)
+            ));
+        }
+        out
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let end = block.body.end.min(text.len());
+        let body = text.get(block.body.start..end).unwrap_or_default();
+        let lead = body.len() - body.trim_start().len();
+        let start = block.body.start + lead;
+        let rest = body.trim_start();
+        let trimmed = Span::new(start, block.body.start + body.trim_end().len().max(lead));
+        if rest.starts_with('{') || rest.starts_with('[') {
+            error(
+                out,
+                DiagnosticCode::InvalidJson,
+                format!(
+                    "the {CALL_OPEN} body is JSON, which is the hermes format; GLM-4.5 writes the \
+                     tool's name, then {KEY_OPEN}/{VALUE_OPEN} pairs; the call is skipped"
+                ),
+                trimmed,
+            );
+            return;
+        }
+        if rest.starts_with("<function=") {
+            error(
+                out,
+                DiagnosticCode::InvalidJson,
+                format!(
+                    "the {CALL_OPEN} body is qwen3-coder's <function=…> markup; GLM-4.5 writes \
+                     the tool's name, then {KEY_OPEN}/{VALUE_OPEN} pairs; the call is skipped"
+                ),
+                trimmed,
+            );
+            return;
+        }
+        let name_len = rest.find(['\n', '<']).unwrap_or(rest.len());
+        let name = rest[..name_len].trim();
+        if name.is_empty() {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("the {CALL_OPEN} block does not start with a tool name; it is skipped"),
+                block.span,
+            );
+            return;
+        }
+        // Prose that mentions the tag ("<tool_call> followed by …") must not become a call.
+        if name.contains(char::is_whitespace) {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!(
+                    "the {CALL_OPEN} block starts with '{name}', which is not a tool name; it is \
+                     skipped"
+                ),
+                Span::new(start, start + name.len()),
+            );
+            return;
+        }
+        let Some(args) = pairs(text, start + name_len, end, block.complete, name, out) else {
+            return;
+        };
+        push_request(
+            out,
+            text,
+            block.span,
+            self.id(),
+            Call {
+                name: name.to_owned(),
+                args,
+                id: None,
+            },
+            true,
+        );
+    }
+}
+
+/// Reports non-whitespace text in `text[from..to]`, where only pairs belong. An error, not a
+/// warning: the tag is hermes's too, and a block that is not all pairs is likely not GLM's.
+fn stray(text: &str, from: usize, to: usize, place: &str, out: &mut ParseOutput) -> bool {
+    let slice = text.get(from..to).unwrap_or_default();
+    let trimmed = slice.trim();
+    if trimmed.is_empty() {
+        return false;
+    }
+    let start = from + (slice.len() - slice.trim_start().len());
+    let preview: String = trimmed.chars().take(40).collect();
+    error(
+        out,
+        DiagnosticCode::StrayText,
+        format!("text {place} is not an {KEY_OPEN}/{VALUE_OPEN} pair ('{preview}'); the call is skipped"),
+        Span::new(start, start + trimmed.len()),
+    );
+    true
+}
+
+/// The `<arg_key>`/`<arg_value>` pairs in `text[from..end]`; `None` (with an error) when one is
+/// broken, because a call with a doubtful argument must not run.
+fn pairs(
+    text: &str,
+    from: usize,
+    end: usize,
+    complete: bool,
+    name: &str,
+    out: &mut ParseOutput,
+) -> Option<Map<String, serde_json::Value>> {
+    let mut keys = Finder::new(text, end, KEY_OPEN);
+    let mut key_closes = Finder::new(text, end, KEY_CLOSE);
+    let mut value_closes = Finder::new(text, end, VALUE_CLOSE);
+    let place = format!("between the arguments of '{name}'");
+    let mut args = Map::new();
+    let mut cursor = from;
+    // Why a missing closing tag is missing, for messages.
+    let ended = |at: Option<usize>, what: String| match at {
+        Some(_) => format!("{what} before the next {KEY_OPEN}; the call is skipped"),
+        None if !complete => format!("{what}: the reply ends first; the call is skipped"),
+        None => format!("{what} before {CALL_CLOSE}; the call is skipped"),
+    };
+    while let Some(key_open) = keys.find(cursor) {
+        if stray(text, cursor, key_open, &place, out) {
+            return None;
+        }
+        let key_start = key_open + KEY_OPEN.len();
+        let next_key = keys.find(key_start);
+        let limit = next_key.unwrap_or(end);
+        let Some(key_close) = key_closes.find(key_start).filter(|&at| at < limit) else {
+            let message = ended(next_key, format!("{KEY_OPEN} is not closed by {KEY_CLOSE}"));
+            error(
+                out,
+                DiagnosticCode::UnclosedValue,
+                message,
+                Span::new(key_open, limit),
+            );
+            return None;
+        };
+        let key = text.get(key_start..key_close).unwrap_or_default().trim();
+        let after_key = key_close + KEY_CLOSE.len();
+        let gap = text.get(after_key..limit).unwrap_or_default();
+        let value_open = after_key + (gap.len() - gap.trim_start().len());
+        if !text
+            .get(value_open..limit)
+            .is_some_and(|rest| rest.starts_with(VALUE_OPEN))
+        {
+            let message = if gap.trim().is_empty() && next_key.is_none() && !complete {
+                format!("the reply ends after argument '{key}' of '{name}' and before its value; the call is skipped")
+            } else {
+                format!("argument '{key}' of '{name}' is not followed by {VALUE_OPEN}; the call is skipped")
+            };
+            error(
+                out,
+                DiagnosticCode::UnclosedValue,
+                message,
+                Span::new(key_open, after_key),
+            );
+            return None;
+        }
+        let value_start = value_open + VALUE_OPEN.len();
+        let Some(value_close) = value_closes.find(value_start).filter(|&at| at < limit) else {
+            let message = ended(
+                next_key,
+                format!("the value of '{key}' of '{name}' is not closed by {VALUE_CLOSE}"),
+            );
+            error(
+                out,
+                DiagnosticCode::UnclosedValue,
+                message,
+                Span::new(key_open, limit),
+            );
+            return None;
+        };
+        if key.is_empty() {
+            error(
+                out,
+                DiagnosticCode::UnknownKey,
+                format!("an argument of '{name}' has an empty {KEY_OPEN}; the call is skipped"),
+                Span::new(key_open, after_key),
+            );
+            return None;
+        }
+        let (value, _) = strip_one_newline(text, Span::new(value_start, value_close));
+        let span = Span::new(key_open, value_close + VALUE_CLOSE.len());
+        insert_arg(
+            &mut args,
+            key,
+            serde_json::Value::String(value.to_owned()),
+            span,
+            name,
+            out,
+        );
+        cursor = span.end;
+    }
+    if stray(text, cursor, end, &place, out) {
+        return None;
+    }
+    Some(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minimax_m2::summary;
+    use crate::parser;
+    use crate::ProtocolSet;
+    use serde_json::{json, Value};
+
+    fn parse(text: &str) -> Value {
+        summary(&Glm45, text)
+    }
+
+    #[test]
+    fn name_and_pairs() {
+        let v = parse(
+            "<think>hmm</think>Sure.\n<tool_call>weather_get\n<arg_key>city</arg_key>\n\
+             <arg_value>北京</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+        );
+        assert_eq!(v["calls"][0]["name"], "weather_get");
+        assert_eq!(v["calls"][0]["args"], json!({"city": "北京", "days": "3"}));
+        assert_eq!(v["calls"][0]["untyped"], true);
+        assert_eq!(v["diagnostics"], json!([]));
+        assert_eq!(v["content"], "Sure.");
+    }
+
+    #[test]
+    fn glm_47_writes_no_newline_after_the_name() {
+        let v = parse("<tool_call>f<arg_key>a</arg_key><arg_value>[1, 2]</arg_value></tool_call><tool_call>g</tool_call>");
+        assert_eq!(v["calls"][0]["args"], json!({"a": "[1, 2]"}));
+        assert_eq!(v["calls"][1]["name"], "g");
+        assert_eq!(v["calls"][1]["args"], json!({}));
+    }
+
+    #[test]
+    fn json_and_qwen_bodies_are_named() {
+        let v = parse("<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>");
+        assert_eq!(v["calls"], json!([]));
+        assert_eq!(v["diagnostics"][0]["code"], "invalid_json");
+        assert_eq!(
+            v["diagnostics"][0]["at"],
+            "{\"name\": \"f\", \"arguments\": {}}"
+        );
+        let v = parse("<tool_call>\n<function=f>\n</function>\n</tool_call>");
+        assert_eq!(v["calls"], json!([]));
+        assert!(v["diagnostics"][0]["at"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("<function=f>")));
+    }
+
+    #[test]
+    fn broken_pairs_skip_their_call_only() {
+        let v = parse(
+            "<tool_call>a\n<arg_key>x</arg_key>\n<arg_value>1\n<arg_key>y</arg_key>\n<arg_value>2</arg_value>\n</tool_call>\
+             <tool_call>b\n<arg_key>x\n</tool_call>\
+             <tool_call>c\n<arg_key>x</arg_key> 5\n</tool_call>\
+             <tool_call>\n<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>\
+             <tool_call>d\n<arg_key>k</arg_key><arg_value>1</arg_value><arg_key>k</arg_key><arg_value>2</arg_value></tool_call>",
+        );
+        assert_eq!(v["calls"].as_array().map(Vec::len), Some(1));
+        assert_eq!(v["calls"][0]["name"], "d");
+        assert_eq!(v["calls"][0]["args"], json!({"k": "2"}));
+        let codes: Vec<&Value> = v["diagnostics"]
+            .as_array()
+            .map(|d| d.iter().map(|d| &d["code"]).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            codes,
+            [
+                &json!("unclosed_value"),
+                &json!("unclosed_value"),
+                &json!("unclosed_value"),
+                &json!("missing_tool_name"),
+                &json!("duplicate_key"),
+            ]
+        );
+        assert_eq!(
+            v["diagnostics"][0]["at"],
+            "<arg_key>x</arg_key>\n<arg_value>1\n"
+        );
+        assert_eq!(v["diagnostics"][1]["at"], "<arg_key>x\n");
+        assert_eq!(v["diagnostics"][2]["at"], "<arg_key>x</arg_key>");
+    }
+
+    #[test]
+    fn cut_off_after_a_value_is_decoded_inside_one_is_not() {
+        let v = parse("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n");
+        assert_eq!(v["calls"][0]["args"], json!({"a": "1"}));
+        assert_eq!(v["diagnostics"][0]["severity"], "warning");
+        let v = parse("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1");
+        assert_eq!(v["calls"], json!([]));
+        assert_eq!(v["diagnostics"][1]["severity"], "error");
+    }
+
+    #[test]
+    fn auto_detect_tells_glm_from_hermes() {
+        let set = ProtocolSet::standard();
+        let hermes = "<tool_call>\n{\"name\": \"echo_echo\", \"arguments\": {\"message\": \"hi\"}}\n</tool_call>";
+        let report = parser::parse(&set, hermes, None).expect("auto");
+        assert_eq!(report.format, "hermes");
+        assert_eq!(report.requests.len(), 1);
+        let glm = "<tool_call>echo_echo\n<arg_key>message</arg_key>\n<arg_value>hi</arg_value>\n</tool_call>";
+        let report = parser::parse(&set, glm, None).expect("auto");
+        assert_eq!(report.format, "glm45");
+        assert_eq!(report.requests.len(), 1);
+        assert!(!report.has_errors(), "{:?}", report.diagnostics);
+    }
+}

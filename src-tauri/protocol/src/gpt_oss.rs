@@ -1,0 +1,106 @@
+//! OpenAI gpt-oss (harmony format): calls are commentary-channel messages addressed to a
+//! function, `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`
+//! (the recipient may also come before the channel: `to=functions.NAME<|channel|>commentary`).
+//!
+//! The `analysis` channel is reasoning and never parsed; the `final` channel is the answer.
+//! Results go back as messages from the tool: `<|start|>functions.NAME to=assistant
+//! <|channel|>commentary<|message|>…<|end|>`.
+
+use crate::calls::{error, push_named_call};
+use crate::framing::{self, Block, Close, Framing, Rule};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+
+pub const RECIPIENT: &str = "to=functions.";
+pub const MESSAGE: &str = "<|message|>";
+pub const CALL: &str = "<|call|>";
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        Rule::reasoning("<|channel|>analysis<|message|>", "<|end|>"),
+        Rule::call(RECIPIENT, Close::Marker(CALL)).lenient(),
+        Rule::token("<|start|>assistant"),
+        Rule::token("<|channel|>commentary"),
+        Rule::token("<|channel|>final<|message|>"),
+        Rule::token("<|return|>"),
+        Rule::token("<|end|>"),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GptOss;
+
+impl Protocol for GptOss {
+    fn id(&self) -> &'static str {
+        "gpt_oss"
+    }
+
+    fn label(&self) -> &'static str {
+        "gpt-oss harmony (to=functions.x)"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let mut out = String::from("# Tools\n\n## functions\n\nnamespace functions {\n\n");
+        for definition in function_definitions(tools) {
+            let f = &definition["function"];
+            out.push_str(&format!(
+                "// {}\ntype {} = (_: {}) => any;\n\n",
+                f["description"].as_str().unwrap_or_default(),
+                f["name"].as_str().unwrap_or_default(),
+                f["parameters"]
+            ));
+        }
+        out.push_str("} // namespace functions\n");
+        out
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        results
+            .iter()
+            .map(|r| {
+                format!(
+                    "<|start|>functions.{} to=assistant<|channel|>commentary<|message|>{}<|end|>",
+                    r.tool_name,
+                    result_value(r)
+                )
+            })
+            .collect()
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let body = &text[block.body.start..block.body.end];
+        let name_end = body
+            .find(|c: char| c.is_whitespace() || c == '<')
+            .unwrap_or(body.len());
+        let name = &body[..name_end];
+        if name.is_empty() {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("{RECIPIENT} names no function; the call is skipped"),
+                block.span,
+            );
+            return;
+        }
+        let Some(message) = body.find(MESSAGE) else {
+            error(
+                out,
+                DiagnosticCode::InvalidJson,
+                format!("the call to '{name}' has no {MESSAGE} with its arguments; it is skipped"),
+                block.span,
+            );
+            return;
+        };
+        let json = Span::new(block.body.start + message + MESSAGE.len(), block.body.end);
+        push_named_call(out, text, block.span, json, self.id(), name, None);
+    }
+}

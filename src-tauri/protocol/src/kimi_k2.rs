@@ -1,0 +1,255 @@
+//! Kimi K2 (Moonshot): special tokens around a call id and JSON arguments.
+//!
+//! ```text
+//! <|tool_calls_section_begin|>
+//! <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}<|tool_call_end|>
+//! <|tool_calls_section_end|>
+//! ```
+//!
+//! The call id `functions.NAME:IDX` is kept as the request id (the template feeds results back
+//! under it) and NAME is the tool. Each `<|tool_call_begin|>` is a block of its own, so a broken
+//! call never hides the others and calls stream one by one; the section tokens (also in their
+//! singular spelling, which some checkpoints emit) only structure the reply. Reasoning (K2
+//! Thinking) is in `<think>`. Tools are declared as a JSON list in a `tool_declare` system turn;
+//! each result is a `tool` turn headed `## Return of ID`.
+//!
+//! A call ends at the first `<|tool_call_end|>`, even inside a JSON string, as in the vendors'
+//! parsers: the token is special to the tokenizer, so a model does not write it as text. (Ending
+//! the call with its balanced JSON instead would lose the diagnostic for a missing end token.)
+
+use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
+use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::minimax_m2::result_text;
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, Protocol, ToolDefinitionInput};
+
+pub const CALL_OPEN: &str = "<|tool_call_begin|>";
+pub const CALL_CLOSE: &str = "<|tool_call_end|>";
+pub const ARGUMENTS: &str = "<|tool_call_argument_begin|>";
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
+        Rule::token("<|tool_calls_section_begin|>"),
+        Rule::token("<|tool_calls_section_end|>"),
+        Rule::token("<|tool_call_section_begin|>"),
+        Rule::token("<|tool_call_section_end|>"),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KimiK2;
+
+impl Protocol for KimiK2 {
+    fn id(&self) -> &'static str {
+        "kimi_k2"
+    }
+
+    fn label(&self) -> &'static str {
+        "Kimi K2 <|tool_call_begin|> tokens"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let list = serde_json::Value::Array(function_definitions(tools));
+        format!("<|im_system|>tool_declare<|im_middle|>{list}<|im_end|>")
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        results
+            .iter()
+            .map(|r| {
+                format!(
+                    "<|im_system|>tool<|im_middle|>## Return of {}\n{}<|im_end|>",
+                    r.request_id,
+                    result_text(r)
+                )
+            })
+            .collect()
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let body = text
+            .get(block.body.start..block.body.end)
+            .unwrap_or_default();
+        let Some(marker) = body.find(ARGUMENTS) else {
+            let why = if block.complete {
+                "has no"
+            } else {
+                "is cut off before its"
+            };
+            error(
+                out,
+                DiagnosticCode::InvalidJson,
+                format!(
+                    "the call '{}' {why} {ARGUMENTS}; it is skipped",
+                    body.trim()
+                ),
+                block.span,
+            );
+            return;
+        };
+        let raw_id = &body[..marker];
+        let id = raw_id.trim();
+        let id_start = block.body.start + (raw_id.len() - raw_id.trim_start().len());
+        let id_span = Span::new(id_start, id_start + id.len());
+        let (name, indexed) = split_id(id);
+        if name.is_empty() {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("the call id '{id}' names no tool; the call is skipped"),
+                block.span,
+            );
+            return;
+        }
+        if !indexed {
+            warning(
+                out,
+                DiagnosticCode::StrayText,
+                format!(
+                    "the call id '{id}' is not in the form functions.NAME:IDX; a fresh id is used"
+                ),
+                id_span,
+            );
+        }
+        let json = Span::new(block.body.start + marker + ARGUMENTS.len(), block.body.end);
+        let what = format!("the arguments of '{id}'");
+        let Some(value) = parse_json(text, json, &what, out) else {
+            return;
+        };
+        match arguments("arguments", value) {
+            Ok(args) => push_request(
+                out,
+                text,
+                block.span,
+                self.id(),
+                Call {
+                    name: name.to_owned(),
+                    args,
+                    id: indexed.then(|| id.to_owned()),
+                },
+                false,
+            ),
+            Err((code, message)) => error(out, code, message, json),
+        }
+    }
+}
+
+/// `functions.NAME:IDX` → (`NAME`, true); without a numeric `:IDX` the id is not Kimi's own.
+fn split_id(id: &str) -> (&str, bool) {
+    let name = id.strip_prefix("functions.").unwrap_or(id);
+    match name.rsplit_once(':') {
+        Some((name, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {
+            (name.trim(), true)
+        }
+        _ => (name.trim(), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minimax_m2::summary;
+    use serde_json::{json, Value};
+
+    fn parse(text: &str) -> Value {
+        summary(&KimiK2, text)
+    }
+
+    #[test]
+    fn ids_names_and_arguments() {
+        let text = "Let me check.<|tool_calls_section_begin|><|tool_call_begin|>functions.weather_get:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|> functions.time_now:1 <|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
+        let out = KimiK2.parse_tool_requests(text);
+        assert_eq!(out.requests.len(), 2);
+        assert_eq!(out.requests[0].request_id, "functions.weather_get:0");
+        assert_eq!(out.requests[0].tool_name, "weather_get");
+        assert_eq!(out.requests[1].request_id, "functions.time_now:1");
+        assert_eq!(out.content, "Let me check.");
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    }
+
+    #[test]
+    fn split_ids() {
+        assert_eq!(split_id("functions.a_b:3"), ("a_b", true));
+        assert_eq!(split_id("a_b:12"), ("a_b", true));
+        assert_eq!(split_id("functions.a_b"), ("a_b", false));
+        assert_eq!(split_id("functions.ns:tool:x"), ("ns:tool:x", false));
+        assert_eq!(split_id("functions.:0"), ("", true));
+    }
+
+    #[test]
+    fn odd_ids_get_a_fresh_one() {
+        let out = KimiK2.parse_tool_requests(
+            "<|tool_call_begin|>echo_echo<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        );
+        assert_eq!(out.requests[0].tool_name, "echo_echo");
+        assert!(out.requests[0].request_id.starts_with("call_"));
+        assert_eq!(out.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn broken_calls_keep_their_neighbours() {
+        let v = parse(
+            "<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{\"x\": }<|tool_call_end|>\
+             <|tool_call_begin|>functions.b:1{}<|tool_call_end|>\
+             <|tool_call_begin|>functions.:2<|tool_call_argument_begin|>{}<|tool_call_end|>\
+             <|tool_call_begin|>functions.c:3<|tool_call_argument_begin|>[1]<|tool_call_end|>\
+             <|tool_call_begin|>functions.d:4<|tool_call_argument_begin|>{\"ok\": true}<|tool_call_end|>",
+        );
+        assert_eq!(v["calls"].as_array().map(Vec::len), Some(1));
+        assert_eq!(v["calls"][0]["args"], json!({"ok": true}));
+        assert_eq!(v["calls"][0]["untyped"], false);
+        let codes: Vec<&Value> = v["diagnostics"]
+            .as_array()
+            .map(|d| d.iter().map(|d| &d["code"]).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            codes,
+            [
+                &json!("invalid_json"),
+                &json!("invalid_json"),
+                &json!("missing_tool_name"),
+                &json!("invalid_json"),
+            ]
+        );
+        assert_eq!(v["diagnostics"][0]["at"], "}");
+        assert_eq!(v["diagnostics"][3]["at"], "[1]");
+    }
+
+    #[test]
+    fn cut_off_calls() {
+        let v = parse("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{\"x\": 1}");
+        assert_eq!(v["calls"][0]["args"], json!({"x": 1}));
+        assert_eq!(v["diagnostics"][0]["severity"], "warning");
+        let v = parse("<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{\"x\": ");
+        assert_eq!(v["calls"], json!([]));
+        assert_eq!(v["diagnostics"][1]["severity"], "error");
+    }
+
+    #[test]
+    fn results_use_the_call_id() {
+        let result = ToolExecutionResult {
+            request_id: "functions.a:0".into(),
+            tool_name: "a".into(),
+            status: crate::result::ExecutionStatus::Success,
+            result: "42".into(),
+            duration_ms: 1.0,
+            error: None,
+            truncated: None,
+        };
+        assert_eq!(
+            KimiK2.format_tool_results(&[result]),
+            "<|im_system|>tool<|im_middle|>## Return of functions.a:0\n42<|im_end|>"
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! Wire formats between a model and the tool system: pure text in, calls out.
+//!
+//! A [`Protocol`] decides how tools are presented to a model, how the model's calls are written
+//! in its reply, and how results are fed back. One module per format; [`ProtocolSet`] lists them
+//! so the [`parser`] facade, the CLI and the app pick new formats up with no special cases.
+//!
+//! This crate has no async runtime and no registry: a format is handed the methods it presents
+//! ([`ToolDefinitionInput`], [`method::MethodMetadata`]) and the results it feeds back
+//! ([`result::ToolExecutionResult`]), and it produces [`request::ParsedToolRequest`]s and
+//! diagnostics. The engine owns where tools come from and how calls run. The crate's README
+//! lists the formats and how to add one.
+
+pub mod anthropic;
+pub mod balanced;
+pub mod call_json;
+pub mod calls;
+pub mod coerce;
+pub mod command_r;
+pub mod deepseek_v3;
+pub mod deepseek_v31;
+pub mod deepseek_v32;
+pub mod detect;
+pub mod framing;
+pub mod functionary_v31;
+pub mod functionary_v32;
+pub mod gemini;
+pub mod gemma;
+pub mod glm45;
+pub mod gpt_oss;
+pub mod granite;
+pub mod granite_20b_fc;
+pub mod hermes;
+pub mod hunyuan;
+pub mod internlm2;
+pub mod jamba;
+mod json_document;
+pub mod json_strict;
+pub mod json_value;
+pub mod kimi_k2;
+pub mod lfm2;
+pub mod llama3_json;
+pub mod longcat;
+pub mod method;
+pub mod minimax_m1;
+pub mod minimax_m2;
+pub mod mistral;
+pub mod mistral_v11;
+pub mod olmo3;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod parser;
+pub mod phi4_mini;
+pub mod pylines;
+pub mod pylit;
+pub mod pythonic;
+pub mod qwen3_coder;
+pub mod request;
+pub mod result;
+mod schema_summary;
+pub mod seed_oss;
+pub mod step3;
+pub mod stream;
+pub mod vcp;
+pub mod xlam;
+pub mod xml_tag;
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{json, Value};
+
+use crate::method::MethodMetadata;
+use crate::request::ParseOutput;
+use crate::result::ToolExecutionResult;
+use framing::{Block, Framing};
+
+pub use schema_summary::{example_args, parameter_summary};
+
+/// One enabled tool with its agent-callable methods, as discovery hands it to a protocol.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinitionInput {
+    pub tool_id: String,
+    pub tool_name: String,
+    pub description: String,
+    pub methods: Vec<MethodMetadata>,
+}
+
+impl ToolDefinitionInput {
+    pub fn routing_name(&self, method: &MethodMetadata) -> String {
+        format!("{}_{}", self.tool_id, method.name)
+    }
+}
+
+pub trait Protocol: Send + Sync {
+    /// Stable id used in configs, the CLI (`--format`) and parsed requests.
+    fn id(&self) -> &'static str;
+
+    /// Human-readable name.
+    fn label(&self) -> &'static str;
+
+    /// The text (or JSON payload, for API formats) that presents the tools to a model.
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String;
+
+    /// Extracts every call in `text`. Must not panic on any input; problems become diagnostics.
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput;
+
+    /// Renders results the way this format feeds them back to the model.
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String;
+
+    /// Where calls sit in a reply, for formats found by the shared block scanner (which then
+    /// also gives them streaming). `None` for formats parsed as a whole document.
+    fn framing(&self) -> Option<Framing> {
+        None
+    }
+
+    /// Decodes one block the scanner found (only called for framed formats).
+    fn decode_block(&self, _text: &str, _block: &Block, _out: &mut ParseOutput) {}
+
+    /// What makes a reply look like this format, for auto-detect. Framed formats derive it
+    /// from their framing; others must say it or are never detected.
+    fn signature(&self) -> detect::Signature {
+        detect::framing_signature(self.framing())
+    }
+}
+
+/// The tools as OpenAI-style function definitions, which most open-model chat templates embed.
+pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
+    tools
+        .iter()
+        .flat_map(|tool| {
+            tool.methods.iter().map(move |method| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.routing_name(method),
+                        "description": method.description,
+                        "parameters": method.parameters,
+                    }
+                })
+            })
+        })
+        .collect()
+}
+
+/// A result's content as the JSON value a template shows: parsed if the text is JSON.
+pub fn result_value(result: &ToolExecutionResult) -> Value {
+    if let Some(error) = &result.error {
+        return json!({"error": {"kind": error.kind.as_str(), "message": result.result}});
+    }
+    serde_json::from_str(&result.result).unwrap_or_else(|_| Value::String(result.result.clone()))
+}
+
+/// The protocols the engine knows, in auto-detect priority order.
+#[derive(Clone)]
+pub struct ProtocolSet {
+    protocols: Vec<Arc<dyn Protocol>>,
+    /// Built on first auto-detect: most uses name their format.
+    detector: Arc<OnceLock<detect::Detector>>,
+}
+
+impl std::fmt::Debug for ProtocolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.ids()).finish()
+    }
+}
+
+impl Default for ProtocolSet {
+    fn default() -> Self {
+        Self::standard()
+    }
+}
+
+impl ProtocolSet {
+    /// Every protocol built into the engine, in auto-detect priority order (ties only).
+    pub fn standard() -> Self {
+        Self::from_protocols(vec![
+            Arc::new(vcp::VcpProtocol),
+            Arc::new(hermes::Hermes),
+            Arc::new(mistral::Mistral),
+            Arc::new(mistral_v11::MistralV11),
+            Arc::new(llama3_json::Llama3Json),
+            Arc::new(granite::Granite),
+            Arc::new(internlm2::InternLm2),
+            Arc::new(jamba::Jamba),
+            Arc::new(phi4_mini::Phi4Mini),
+            Arc::new(xlam::Xlam),
+            Arc::new(functionary_v31::FunctionaryV31),
+            Arc::new(functionary_v32::FunctionaryV32),
+            Arc::new(command_r::CommandR),
+            Arc::new(gpt_oss::GptOss),
+            Arc::new(hunyuan::Hunyuan),
+            Arc::new(minimax_m1::MinimaxM1),
+            Arc::new(granite_20b_fc::Granite20bFc),
+            Arc::new(longcat::LongCat),
+            Arc::new(pythonic::Pythonic),
+            Arc::new(json_strict::JsonStrict),
+            Arc::new(xml_tag::XmlTag),
+            Arc::new(openai_chat::OpenAiChat),
+            Arc::new(anthropic::Anthropic),
+            Arc::new(openai_responses::OpenAiResponses),
+            Arc::new(gemini::Gemini),
+            // Before qwen3_coder: a Seed-OSS reply's <function=…> calls parse as both, and only
+            // seed_oss knows <seed:think> is reasoning.
+            Arc::new(seed_oss::SeedOss),
+            Arc::new(qwen3_coder::Qwen3Coder),
+            Arc::new(deepseek_v3::DeepSeekV3),
+            Arc::new(deepseek_v31::DeepSeekV31),
+            Arc::new(glm45::Glm45),
+            Arc::new(kimi_k2::KimiK2),
+            Arc::new(minimax_m2::MinimaxM2),
+            Arc::new(step3::Step3),
+            Arc::new(deepseek_v32::DeepSeekV32),
+            Arc::new(lfm2::Lfm2),
+            Arc::new(gemma::Gemma),
+            Arc::new(olmo3::Olmo3),
+        ])
+    }
+
+    /// A set of these protocols, in auto-detect priority order.
+    pub fn from_protocols(protocols: Vec<Arc<dyn Protocol>>) -> Self {
+        Self {
+            protocols,
+            detector: Arc::default(),
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<dyn Protocol>> {
+        self.protocols
+            .iter()
+            .find(|p| p.id().eq_ignore_ascii_case(id))
+            .cloned()
+    }
+
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.protocols.iter().map(|p| p.id()).collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Protocol>> {
+        self.protocols.iter()
+    }
+
+    /// The protocols whose signature occurs in `text`, in priority order, each with how
+    /// specific the evidence is (see [`detect::Detector::candidates`]).
+    pub fn candidates(&self, text: &str) -> Vec<(Arc<dyn Protocol>, usize)> {
+        let detector = self.detector.get_or_init(|| {
+            let signatures: Vec<_> = self.protocols.iter().map(|p| p.signature()).collect();
+            detect::Detector::new(&signatures)
+        });
+        detector
+            .candidates(text)
+            .into_iter()
+            .filter_map(|(i, specificity)| Some((self.protocols.get(i).cloned()?, specificity)))
+            .collect()
+    }
+}

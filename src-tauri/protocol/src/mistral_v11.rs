@@ -1,0 +1,102 @@
+//! Mistral tokenizer v11+ (Mistral Small 3.2, Magistral, Devstral):
+//! `[TOOL_CALLS]name[ARGS]{…}` per call, optionally `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`.
+//!
+//! Each call repeats the `[TOOL_CALLS]` marker; the arguments are one JSON object, so the
+//! scanner ends a call at its closing brace. Results are `[TOOL_RESULTS]…[/TOOL_RESULTS]`.
+
+use serde_json::Value;
+
+use crate::balanced::Syntax;
+use crate::calls::{error, find_marker_in, push_named_call};
+use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::mistral::{available_tools, THINK_CLOSE, THINK_OPEN, TOOL_CALLS};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::result::ToolExecutionResult;
+use crate::{result_value, Protocol, ToolDefinitionInput};
+
+pub const ARGS: &str = "[ARGS]";
+pub const CALL_ID: &str = "[CALL_ID]";
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::reasoning(THINK_OPEN, THINK_CLOSE),
+        Rule::call(
+            TOOL_CALLS,
+            Close::Balanced {
+                after: ARGS,
+                syntax: Syntax::Json,
+            },
+        )
+        .lenient(),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MistralV11;
+
+impl Protocol for MistralV11 {
+    fn id(&self) -> &'static str {
+        "mistral_v11"
+    }
+
+    fn label(&self) -> &'static str {
+        "Mistral v11 [TOOL_CALLS]name[ARGS]{…}"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        available_tools(tools)
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let mut out = String::new();
+        for result in results {
+            let content = match result_value(result) {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            out.push_str(&format!("[TOOL_RESULTS]{content}[/TOOL_RESULTS]"));
+        }
+        out
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let body = &text[block.body.start..block.body.end];
+        let Some(args_at) = find_marker_in(body, ARGS) else {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("{TOOL_CALLS} is not followed by name{ARGS}{{…}}; the call is skipped"),
+                block.span,
+            );
+            return;
+        };
+        let head = &body[..args_at];
+        let (name, id) = match find_marker_in(head, CALL_ID) {
+            Some(at) => (
+                head[..at].trim(),
+                Some(head[at + CALL_ID.len()..].trim().to_owned()),
+            ),
+            None => (head.trim(), None),
+        };
+        if name.is_empty() {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("{TOOL_CALLS} has no function name before {ARGS}; the call is skipped"),
+                block.span,
+            );
+            return;
+        }
+        let json = Span::new(block.body.start + args_at + ARGS.len(), block.body.end);
+        push_named_call(out, text, block.span, json, self.id(), name, id);
+    }
+}

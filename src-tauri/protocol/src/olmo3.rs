@@ -1,0 +1,64 @@
+//! AllenAI OLMo 3: Python calls one per line inside `<function_calls>…</function_calls>`,
+//! `get_weather(city="Paris")`.
+//!
+//! The tools are listed as JSON in the system turn (`<functions>…</functions>`); results go
+//! back as `environment` turns.
+
+use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::pylines::push_call_lines;
+use crate::request::ParseOutput;
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+
+pub const OPEN: &str = "<function_calls>";
+pub const CLOSE: &str = "</function_calls>";
+
+const FRAMING: Framing = Framing {
+    rules: &[THINK, Rule::call(OPEN, Close::Marker(CLOSE)).lenient()],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Olmo3;
+
+impl Protocol for Olmo3 {
+    fn id(&self) -> &'static str {
+        "olmo3"
+    }
+
+    fn label(&self) -> &'static str {
+        "OLMo 3 <function_calls> Python lines"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let list: Vec<serde_json::Value> = function_definitions(tools)
+            .into_iter()
+            .map(|mut d| d["function"].take())
+            .collect();
+        format!(
+            "You are a helpful function-calling AI assistant. You are provided with function \
+             signatures within <functions></functions> XML tags. To call functions, write one \
+             Python call per line, with keyword arguments, between {OPEN} and {CLOSE}.\n\
+             <functions>{}</functions>\n",
+            serde_json::Value::Array(list)
+        )
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        results
+            .iter()
+            .map(|r| format!("<|im_start|>environment\n{}<|im_end|>\n", result_value(r)))
+            .collect()
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        push_call_lines(out, text, block.body, self.id());
+    }
+}

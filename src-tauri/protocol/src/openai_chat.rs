@@ -1,0 +1,434 @@
+//! OpenAI Chat Completions (seed 002): `choices[].message.tool_calls`, arguments as a JSON string.
+//!
+//! The reply is a pasted API document: a whole response (`{"choices": [{"message": …}]}`), the
+//! assistant message alone (`{"role": "assistant", "tool_calls": […]}`), a bare `tool_calls`
+//! array, possibly after prose or in a ```json fence; a single tool call is read only as the whole
+//! reply (smaller shapes are too easily JSON inside another format's markup). Each call is
+//! `{"id", "type": "function", "function": {"name", "arguments": "<JSON string>"}}`; the legacy
+//! `function_call: {"name", "arguments"}` of older models is read too (seed 002 §"上游返回不兼容格式").
+//! An `arguments` string that is not valid JSON is reported at the byte inside the string, and
+//! the other calls are kept. Only the first choice is read (as the seed does); reasoning fields
+//! (`reasoning_content`, `reasoning`) are never parsed.
+//!
+//! Definitions are the request's `tools` array. Results are the `role: "tool"` messages to
+//! append to `messages`, rendered as **one JSON array** (pretty-printed), so the whole output can
+//! be pasted into a request or spliced into a message list as it is.
+
+use serde_json::{json, Map, Value};
+
+use crate::calls::{error, push_request, warning, Call};
+use crate::json_document::{
+    call_arguments, call_id, call_name, call_object, find_documents, integrity, is_whole_reply,
+    report_integrity, text_of, Doc, Node,
+};
+use crate::request::{DiagnosticCode, ParseOutput};
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+
+const ID: &str = "openai_chat";
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiChat;
+
+impl Protocol for OpenAiChat {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn label(&self) -> &'static str {
+        "OpenAI Chat Completions (tool_calls)"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        serde_json::to_string_pretty(&Value::Array(function_definitions(tools))).unwrap_or_default()
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        parse(text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let messages: Vec<Value> = results
+            .iter()
+            .map(|result| {
+                json!({
+                    "role": "tool",
+                    "tool_call_id": result.request_id,
+                    "content": result_content(result),
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&Value::Array(messages)).unwrap_or_default()
+    }
+
+    fn signature(&self) -> super::detect::Signature {
+        super::detect::Signature {
+            markers: vec![
+                "\"tool_calls\"",
+                "\"function_call\"",
+                "\"chat.completion",
+                "\"function\":",
+            ],
+            prefixes: vec![],
+        }
+    }
+}
+
+/// A result as the `content` string of a tool message: the output as is, or a structured error
+/// (seed 002: "回填一个结构化错误（建议 JSON）").
+fn result_content(result: &ToolExecutionResult) -> String {
+    if result.error.is_some() {
+        result_value(result).to_string()
+    } else {
+        result.result.clone()
+    }
+}
+
+/// Wraps a bare function schema (`{"name", "description"?, "parameters"}`, as older tool
+/// registrations store it) into the `{"type": "function", "function": {…}}` entry of a `tools`
+/// array (seed 002 §"兼容性与迁移"); an entry already in that shape is returned unchanged.
+pub fn wrap_tool_schema(schema: Value) -> Result<Value, String> {
+    let Value::Object(object) = schema else {
+        return Err("a tool schema must be a JSON object".to_owned());
+    };
+    if matches!(object.get("function"), Some(Value::Object(_))) {
+        let mut object = object;
+        object
+            .entry("type")
+            .or_insert_with(|| Value::from("function"));
+        return Ok(Value::Object(object));
+    }
+    match object.get("name") {
+        Some(Value::String(name)) if !name.is_empty() => {}
+        _ => return Err("a tool schema needs a \"function\" object or a \"name\"".to_owned()),
+    }
+    let mut function = Map::new();
+    for key in ["name", "description", "parameters", "strict"] {
+        if let Some(value) = object.get(key) {
+            function.insert(key.to_owned(), value.clone());
+        }
+    }
+    function
+        .entry("parameters")
+        .or_insert_with(|| json!({"type": "object", "properties": {}}));
+    Ok(json!({"type": "function", "function": function}))
+}
+
+fn recognise(text: &Doc, node: Node) -> bool {
+    if node.is_array(text) {
+        return node
+            .items(text)
+            .next()
+            .is_some_and(|first| first.is_object(text) && first.has(text, "function"));
+    }
+    let mut role = false;
+    let mut text_content = false;
+    for member in node.members(text) {
+        match member.key.as_ref() {
+            "choices" | "tool_calls" | "function_call" => return true,
+            "function" if member.value.is_object(text) && is_whole_reply(text, node) => {
+                return true
+            }
+            "role" => role = true,
+            // A chat message's content is a string (or null); Anthropic's is a list of blocks.
+            "content" => text_content = !member.value.is_array(text),
+            _ => {}
+        }
+    }
+    role && text_content
+}
+
+fn parse(text: &str) -> ParseOutput {
+    let mut out = ParseOutput::default();
+    let found = find_documents(text, 1, recognise);
+    let Some((text, document)) = found.first() else {
+        out.content = found.content(text, Vec::new());
+        return out;
+    };
+    let integrity = integrity(text, document);
+    let mut said = Vec::new();
+    let (calls_complete, what) = if document.is_array(text) {
+        (
+            read_tool_calls(text, document, &mut out),
+            "the tool_calls list",
+        )
+    } else if let Some(choices) = document.get(text, "choices") {
+        (
+            read_choices(text, choices, &mut out, &mut said),
+            "the response",
+        )
+    } else if document.has(text, "function") && !document.has(text, "tool_calls") {
+        read_tool_call(text, document, "the tool call", &mut out);
+        (document.complete, "the tool call")
+    } else {
+        (
+            read_message(text, document, &mut out, &mut said),
+            "the message",
+        )
+    };
+    report_integrity(
+        text,
+        document,
+        &integrity,
+        calls_complete,
+        what,
+        &mut out,
+        0,
+    );
+    out.content = found.content(text, vec![said.concat()]);
+    out
+}
+
+/// Reads the first choice; true when its calls are complete.
+fn read_choices(text: &Doc, choices: Node, out: &mut ParseOutput, said: &mut Vec<String>) -> bool {
+    let mut items = choices.items(text);
+    let Some(choice) = items.next() else {
+        return choices.complete;
+    };
+    let others = items.count();
+    if others > 0 {
+        warning(
+            out,
+            DiagnosticCode::StrayText,
+            format!(
+                "the response has {} choices; only the first is read",
+                others + 1
+            ),
+            choices.span,
+        );
+    }
+    if choice.get_string(text, "finish_reason").as_deref() == Some("length") {
+        warning(
+            out,
+            DiagnosticCode::UnclosedBlock,
+            "the model stopped at its token limit (finish_reason \"length\"): the last call's \
+             arguments may be cut off"
+                .to_owned(),
+            choice.span,
+        );
+    }
+    if let Some(message) = choice.get(text, "message") {
+        return read_message(text, message, out, said);
+    }
+    match choice.get(text, "delta") {
+        Some(delta) => {
+            warning(
+                out,
+                DiagnosticCode::StrayText,
+                "this is one chunk of a streamed response (choices[].delta): only this chunk is \
+                 read, so its arguments may be partial; paste the assembled message instead"
+                    .to_owned(),
+                choice.span,
+            );
+            read_message(text, delta, out, said)
+        }
+        None => choice.complete,
+    }
+}
+
+/// Reads an assistant message; true when its calls are complete.
+fn read_message(text: &Doc, message: Node, out: &mut ParseOutput, said: &mut Vec<String>) -> bool {
+    let mut complete = message.complete;
+    let mut has_calls = false;
+    for member in message.members(text) {
+        match member.key.as_ref() {
+            "content" | "refusal" => {
+                if let Some(content) = text_of(text, member.value) {
+                    said.push(content);
+                }
+            }
+            "tool_calls" => {
+                has_calls = true;
+                complete = read_tool_calls(text, member.value, out);
+            }
+            "function_call" if !member.value.is_object(text) => {}
+            "function_call" => {
+                has_calls = true;
+                read_tool_call_legacy(text, member.value, out);
+                complete = member.value.complete;
+            }
+            // role, name, reasoning_content / reasoning (never parsed), annotations, audio …
+            _ => {}
+        }
+    }
+    if has_calls {
+        complete
+    } else {
+        message.complete
+    }
+}
+
+/// Reads a `tool_calls` array; true when it is complete.
+fn read_tool_calls(text: &Doc, list: Node, out: &mut ParseOutput) -> bool {
+    if !list.is_array(text) {
+        if list.slice(text) != "null" {
+            error(
+                out,
+                DiagnosticCode::InvalidJson,
+                "\"tool_calls\" must be a list of calls".to_owned(),
+                list.span,
+            );
+        }
+        return list.complete;
+    }
+    for (index, call) in list.items(text).enumerate() {
+        read_tool_call(text, call, &format!("tool call {}", index + 1), out);
+    }
+    list.complete
+}
+
+fn read_tool_call(text: &Doc, node: Node, label: &str, out: &mut ParseOutput) {
+    let Some(mut map) = call_object(text, node, label, out) else {
+        return;
+    };
+    if let Some(kind) = map.get("type").and_then(Value::as_str) {
+        if kind != "function" {
+            error(
+                out,
+                DiagnosticCode::UnknownKey,
+                format!("{label} has type \"{kind}\", not \"function\"; it is skipped"),
+                node.span,
+            );
+            return;
+        }
+    }
+    let Some(Value::Object(mut function)) = map.remove("function") else {
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            format!(
+                "{label} has no \"function\" object (an OpenAI call is {{\"id\", \"type\": \
+                 \"function\", \"function\": {{\"name\", \"arguments\"}}}}); it is skipped"
+            ),
+            node.span,
+        );
+        return;
+    };
+    let Some(name) = call_name(&function, "name", label, node.span, out) else {
+        return;
+    };
+    let arguments_node = node
+        .get(text, "function")
+        .and_then(|f| f.get(text, "arguments"));
+    let Some(args) = call_arguments(
+        text,
+        function.remove("arguments"),
+        arguments_node,
+        "arguments",
+        label,
+        node.span,
+        out,
+    ) else {
+        return;
+    };
+    let id = call_id(&map, "id");
+    push_request(out, text, node.span, ID, Call { name, args, id }, false);
+}
+
+/// The legacy `function_call: {"name", "arguments"}` (no id: one is generated).
+fn read_tool_call_legacy(text: &Doc, node: Node, out: &mut ParseOutput) {
+    let label = "the function_call";
+    let Some(mut map) = call_object(text, node, label, out) else {
+        return;
+    };
+    let Some(name) = call_name(&map, "name", label, node.span, out) else {
+        return;
+    };
+    let Some(args) = call_arguments(
+        text,
+        map.remove("arguments"),
+        node.get(text, "arguments"),
+        "arguments",
+        label,
+        node.span,
+        out,
+    ) else {
+        return;
+    };
+    push_request(
+        out,
+        text,
+        node.span,
+        ID,
+        Call {
+            name,
+            args,
+            id: None,
+        },
+        false,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Severity;
+    use crate::result::ExecutionStatus;
+
+    #[test]
+    fn a_response_a_message_and_a_bare_list() {
+        let call = r#"{"id": "call_1", "type": "function", "function": {"name": "echo_echo", "arguments": "{\"message\": \"hi\"}"}}"#;
+        for text in [
+            format!(
+                r#"{{"choices": [{{"message": {{"role": "assistant", "content": null, "tool_calls": [{call}]}}}}]}}"#
+            ),
+            format!(r#"{{"role": "assistant", "tool_calls": [{call}]}}"#),
+            format!("[{call}]"),
+        ] {
+            let out = parse(&text);
+            assert_eq!(out.diagnostics, vec![], "{text}");
+            assert_eq!(out.requests.len(), 1);
+            assert_eq!(out.requests[0].request_id, "call_1");
+            assert_eq!(out.requests[0].args["message"], json!("hi"));
+            assert_eq!(out.requests[0].raw_block, call);
+        }
+    }
+
+    #[test]
+    fn bad_arguments_are_reported_inside_the_string() {
+        let text = r#"{"tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{\"x\": tru}"}}]}"#;
+        let out = parse(text);
+        assert!(out.requests.is_empty());
+        let d = &out.diagnostics[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert!(text[d.span.start..].starts_with('}'), "{d:?}");
+    }
+
+    #[test]
+    fn legacy_function_call() {
+        let text = r#"{"role": "assistant", "content": null, "function_call": {"name": "f", "arguments": "{}"}}"#;
+        let out = parse(text);
+        assert_eq!(out.requests.len(), 1);
+        assert_eq!(out.requests[0].tool_name, "f");
+    }
+
+    #[test]
+    fn bare_schemas_are_wrapped() {
+        let wrapped = wrap_tool_schema(json!({"name": "f", "parameters": {"type": "object"}}))
+            .expect("wraps");
+        assert_eq!(wrapped["type"], json!("function"));
+        assert_eq!(wrapped["function"]["name"], json!("f"));
+        let kept = wrap_tool_schema(json!({"function": {"name": "g"}})).expect("kept");
+        assert_eq!(kept["function"]["name"], json!("g"));
+        assert!(wrap_tool_schema(json!({"parameters": {}})).is_err());
+    }
+
+    #[test]
+    fn results_are_tool_messages() {
+        let results = vec![ToolExecutionResult {
+            request_id: "call_1".into(),
+            tool_name: "f".into(),
+            status: ExecutionStatus::Success,
+            result: "ok".into(),
+            duration_ms: 1.0,
+            error: None,
+            truncated: None,
+        }];
+        let value: Value =
+            serde_json::from_str(&OpenAiChat.format_tool_results(&results)).expect("json");
+        assert_eq!(
+            value,
+            json!([{"role": "tool", "tool_call_id": "call_1", "content": "ok"}])
+        );
+    }
+}

@@ -1,0 +1,319 @@
+//! Pythonic tool calls (Llama 3.2, Llama 4, ToolACE): the reply is a Python list of calls,
+//! `[get_weather(city='Paris'), get_time(tz='Europe/Paris')]`.
+//!
+//! These models were tuned to answer a tool request with Python call syntax instead of JSON,
+//! and vLLM / SGLang serve them with a "pythonic" parser. The list is the whole reply, after
+//! optional whitespace and an optional `<think>…</think>`; Llama 4 may also wrap it as
+//! `<|python_start|>[…]<|python_end|>`. The scanner finds where the list ends (a balanced
+//! Python value), and [`super::pylit`] reads it: arguments come out typed (strings, numbers,
+//! booleans, `None`, lists, tuples, dicts), one request per call, each spanning its own text.
+//!
+//! A reply that starts with `[` but does not go on like a call (`[1] See …`, `[Note] …`) is
+//! prose, as vLLM treats it: it stays content and raises nothing. Within a real list, a bad
+//! call (a positional argument, a value that is not a literal) is reported and skipped while
+//! the calls around it are kept; a list cut off at the end keeps the calls that completed.
+//! Results go back in Llama's `ipython` turn, as in [`super::llama3_json`].
+
+use crate::balanced::Syntax;
+use crate::calls::{error, push_request, warning, Call};
+use crate::framing::{self, Block, Close, Framing, Open, Rule, THINK};
+use crate::pylit::{self, ErrorKind};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+
+pub const PYTHON_START: &str = "<|python_start|>";
+pub const PYTHON_END: &str = "<|python_end|>";
+
+const PYTHON_LIST: Close = Close::Balanced {
+    after: "",
+    syntax: Syntax::Python,
+};
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call(PYTHON_START, PYTHON_LIST).lenient(),
+        Rule::at_text_start("[", PYTHON_LIST).lenient(),
+        // The list ends at its bracket, so the wrapper's end is only a token to drop, like the
+        // end-of-turn tokens a raw Llama 3.2 / Llama 4 completion may carry.
+        Rule::token(PYTHON_END),
+        Rule::token("<|eot_id|>"),
+        Rule::token("<|eom_id|>"),
+        Rule::token("<|eot|>"),
+        Rule::token("<|eom|>"),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Pythonic;
+
+impl Protocol for Pythonic {
+    fn id(&self) -> &'static str {
+        "pythonic"
+    }
+
+    fn label(&self) -> &'static str {
+        "Pythonic call list [f(a=1)]"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        // Meta's Llama 3.2 / Llama 4 wording: the models were tuned on it.
+        let mut out = String::from(
+            "You are an expert in composing functions. You are given a question and a set of \
+             possible functions. Based on the question, you will need to make one or more \
+             function/tool calls to achieve the purpose. If none of the functions can be used, \
+             point it out. If the given question lacks the parameters required by the function, \
+             also point it out.\n\n\
+             If you decide to invoke any of the function(s), you MUST put it in the format of \
+             [func_name1(params_name1=params_value1, params_name2=params_value2...), \
+             func_name2(params)]\n\
+             You SHOULD NOT include any other text in the response.\n\n\
+             Here is a list of functions in JSON format that you can invoke.\n\n",
+        );
+        let definitions = serde_json::Value::Array(function_definitions(tools));
+        out.push_str(&serde_json::to_string_pretty(&definitions).unwrap_or_default());
+        out.push('\n');
+        out
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let mut out = String::new();
+        for result in results {
+            out.push_str("<|start_header_id|>ipython<|end_header_id|>\n\n");
+            out.push_str(&result_value(result).to_string());
+            out.push_str("<|eot_id|>");
+        }
+        out
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let Some(body) = text.get(block.body.start..block.body.end) else {
+            return;
+        };
+        let at_text_start = FRAMING
+            .rules
+            .get(block.rule)
+            .is_some_and(|rule| matches!(rule.open, Open::TextStart(_)));
+        // Only a bare reply can be prose: after <|python_start|> the model said it writes code.
+        if at_text_start && !pylit::looks_like_call_list(body) {
+            out.content.push_str(
+                text.get(block.span.start..block.span.end)
+                    .unwrap_or_default(),
+            );
+            return;
+        }
+        push_call_list(out, text, block.body, block.span, self.id());
+    }
+}
+
+/// Reads the Python call list at `text[body]` (body starting at its `[`), pushing one request
+/// per call (each spanning its own text) and one diagnostic per bad call; text after the list
+/// is content. Shared by the formats that wrap a pythonic list in their own tokens (LFM2).
+pub fn push_call_list(
+    out: &mut ParseOutput,
+    text: &str,
+    body_span: Span,
+    block_span: Span,
+    id: &str,
+) {
+    let Some(body) = text.get(body_span.start..body_span.end) else {
+        return;
+    };
+    let base = body_span.start;
+    let mut calls = 0;
+    let mut errors = 0;
+    let end = pylit::for_each_call(body, |item| match item {
+        Ok(call) => {
+            calls += 1;
+            push_request(
+                out,
+                text,
+                Span::new(base + call.start, base + call.end),
+                id,
+                Call {
+                    name: call.name,
+                    args: call.args,
+                    id: None,
+                },
+                false,
+            );
+        }
+        Err(e) => {
+            errors += 1;
+            let start = (base + e.offset).min(body_span.end);
+            let end = (start + e.len).min(body_span.end);
+            let code = match e.kind {
+                ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
+                ErrorKind::NotACall => DiagnosticCode::MissingToolName,
+                ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
+                ErrorKind::Syntax | ErrorKind::PositionalArgument | ErrorKind::TooDeep => {
+                    DiagnosticCode::InvalidJson
+                }
+            };
+            error(out, code, e.message, Span::new(start, end));
+        }
+    });
+    // The scanner counts brackets without pairing them, so after a mismatch its block can
+    // run past the list's real end: what follows the list is prose again.
+    if let Some(rest) = end.and_then(|end| body.get(end..)) {
+        out.content.push_str(rest);
+    }
+    if end.is_some() && calls == 0 && errors == 0 {
+        warning(
+            out,
+            DiagnosticCode::StrayText,
+            "the call list is empty: no calls".to_owned(),
+            block_span,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Severity;
+    use serde_json::json;
+
+    fn parse(text: &str) -> ParseOutput {
+        Pythonic.parse_tool_requests(text)
+    }
+
+    fn calls(out: &ParseOutput) -> Vec<(String, serde_json::Value)> {
+        out.requests
+            .iter()
+            .map(|r| {
+                (
+                    r.tool_name.clone(),
+                    serde_json::Value::Object(r.args.clone()),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_bare_list_gives_one_typed_request_per_call_with_its_own_span() {
+        let text = "  [get_weather(city='Paris', days=3), functions.get_time(tz=None)]\n";
+        let out = parse(text);
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        assert_eq!(
+            calls(&out),
+            vec![
+                (
+                    "get_weather".to_owned(),
+                    json!({"city": "Paris", "days": 3})
+                ),
+                ("functions.get_time".to_owned(), json!({"tz": null})),
+            ]
+        );
+        assert_eq!(
+            out.requests[0].raw_block,
+            "get_weather(city='Paris', days=3)"
+        );
+        assert_eq!(out.requests[1].raw_block, "functions.get_time(tz=None)");
+        assert!(out
+            .requests
+            .iter()
+            .all(|r| !r.untyped_args && r.format == "pythonic"));
+        assert_eq!(out.content, "");
+    }
+
+    #[test]
+    fn reasoning_is_skipped_and_llama4_wrapper_is_understood() {
+        let out = parse("<think>maybe [rm(all=True)]</think>\n[ls(path='/')]");
+        assert_eq!(calls(&out), vec![("ls".to_owned(), json!({"path": "/"}))]);
+        let out = parse("<|python_start|>[ls(path='/')]<|python_end|><|eom|>");
+        assert_eq!(calls(&out), vec![("ls".to_owned(), json!({"path": "/"}))]);
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        assert_eq!(out.content, "");
+    }
+
+    #[test]
+    fn prose_starting_with_a_bracket_is_content() {
+        for text in [
+            "[1] Smith et al. (2020)",
+            "[Note] see f(x=1)",
+            "[TOOL_CALLS] [{}]",
+        ] {
+            let out = parse(text);
+            assert!(out.requests.is_empty(), "{text}");
+            assert!(out.diagnostics.is_empty(), "{text}: {:?}", out.diagnostics);
+            assert_eq!(out.content, text);
+        }
+        // A list later in the reply is not the reply.
+        let out = parse("Sure: [f(a=1)]");
+        assert!(out.requests.is_empty());
+        assert_eq!(out.content, "Sure: [f(a=1)]");
+    }
+
+    #[test]
+    fn a_bad_call_is_reported_and_its_neighbours_kept() {
+        let text = "[f(a=1), g('x'), h(b=2)]";
+        let out = parse(text);
+        assert_eq!(
+            calls(&out),
+            vec![
+                ("f".to_owned(), json!({"a": 1})),
+                ("h".to_owned(), json!({"b": 2}))
+            ]
+        );
+        assert_eq!(out.diagnostics.len(), 1);
+        let d = &out.diagnostics[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!(&text[d.span.start..d.span.end], "'x'");
+        assert!(d.message.contains("positional"), "{}", d.message);
+    }
+
+    #[test]
+    fn a_cut_off_list_keeps_the_calls_that_completed() {
+        let out = parse("[f(a=1), g(b='unfinish");
+        assert_eq!(calls(&out), vec![("f".to_owned(), json!({"a": 1}))]);
+        let codes: Vec<_> = out.diagnostics.iter().map(|d| d.code).collect();
+        assert!(codes.contains(&DiagnosticCode::UnclosedBlock), "{codes:?}");
+        assert!(codes.contains(&DiagnosticCode::UnclosedValue), "{codes:?}");
+    }
+
+    #[test]
+    fn a_bracket_mismatch_costs_one_call_and_the_prose_after_the_list_stays() {
+        let out = parse("[f(a=[1), g(b=2)] Thanks!");
+        assert_eq!(calls(&out), vec![("g".to_owned(), json!({"b": 2}))]);
+        assert_eq!(out.content, "Thanks!");
+        assert!(out.has_errors());
+    }
+
+    #[test]
+    fn an_empty_list_warns() {
+        let out = parse("[]");
+        assert!(out.requests.is_empty());
+        assert_eq!(out.diagnostics.len(), 1);
+        assert_eq!(out.diagnostics[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn definitions_and_results_use_llamas_wording() {
+        let prompt = Pythonic.generate_tool_definitions(&[]);
+        assert!(prompt.contains("[func_name1(params_name1=params_value1"));
+        let result = ToolExecutionResult {
+            request_id: "r1".into(),
+            tool_name: "echo_echo".into(),
+            status: crate::result::ExecutionStatus::Success,
+            result: "{\"ok\":true}".into(),
+            duration_ms: 1.0,
+            error: None,
+            truncated: None,
+        };
+        let fed = Pythonic.format_tool_results(&[result]);
+        assert_eq!(
+            fed,
+            "<|start_header_id|>ipython<|end_header_id|>\n\n{\"ok\":true}<|eot_id|>"
+        );
+    }
+}

@@ -1,0 +1,836 @@
+//! Qwen3-Coder (and the Qwen3.5-style XML calls): one `<function=NAME>` per `<tool_call>`, one
+//! `<parameter=KEY>` per argument, values as plain text.
+//!
+//! ```text
+//! <tool_call>
+//! <function=get_weather>
+//! <parameter=location>
+//! Paris, France
+//! </parameter>
+//! </function>
+//! </tool_call>
+//! ```
+//!
+//! The chat template lists the tools as XML (`<function><name>…</name><parameters><parameter>…`)
+//! inside `<tools>` and feeds results back in `<tool_response>` tags. A `<function=…>` without
+//! the `<tool_call>` wrapper is a call too (models drop the wrapper now and then).
+//!
+//! Values are text: exactly one newline after `<parameter=KEY>` and one before `</parameter>`
+//! belong to the layout and are removed; everything else is kept as a JSON string and the
+//! request is marked `untyped_args`, so the engine types it from the method's schema.
+//!
+//! Decisions on broken calls (a malformed call never hides its neighbours):
+//! - a value ends at `</parameter>`; when that is missing (the next `<parameter=` comes first,
+//!   or the function ends), the value is read up to there and kept with a warning (the boundary
+//!   is clear), except when the reply itself ends inside the value: it may be cut off, so the
+//!   call is skipped (error);
+//! - a function ends at `</function>`; when that is missing inside a `<tool_call>`, it ends at
+//!   the next `<function=` or at `</tool_call>` (warning);
+//! - a reply that ends after the last complete parameter (no `</function>` / `</tool_call>`) is
+//!   decoded with a warning;
+//! - a `<tool_call>` without `<function=NAME>`, a function or parameter without a name, and text
+//!   between parameters that is not a parameter (JSON arguments, say) skip the call (error):
+//!   running a call with arguments the parser did not understand would be worse than not
+//!   running it;
+//! - a parameter given twice: warning, the last value wins;
+//! - several functions in one `<tool_call>`: one request each.
+//!
+//! Values cannot contain `</parameter>` or `<parameter=` (nor `</function>`), as in the
+//! reference parsers: the template has no escaping, so such text is read as a tag.
+
+use serde_json::{Map, Value};
+
+use crate::calls::{error, push_request, warning, Call};
+use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+
+pub const TOOL_CALL_OPEN: &str = "<tool_call>";
+pub const TOOL_CALL_CLOSE: &str = "</tool_call>";
+pub const FUNCTION_OPEN: &str = "<function=";
+pub const FUNCTION_CLOSE: &str = "</function>";
+pub const PARAMETER_OPEN: &str = "<parameter=";
+pub const PARAMETER_CLOSE: &str = "</parameter>";
+
+const ID: &str = "qwen3_coder";
+
+/// Indices into [`FRAMING`]'s rules.
+const TOOL_CALL_RULE: usize = 1;
+const FUNCTION_RULE: usize = 2;
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call(TOOL_CALL_OPEN, Close::Marker(TOOL_CALL_CLOSE)).lenient(),
+        Rule::call(FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
+        Rule::token("<|im_end|>"),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Qwen3Coder;
+
+impl Protocol for Qwen3Coder {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn label(&self) -> &'static str {
+        "Qwen3-Coder XML <function=…><parameter=…>"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let mut out =
+            String::from("# Tools\n\nYou have access to the following functions:\n\n<tools>");
+        for definition in function_definitions(tools) {
+            render_function(&definition["function"], &mut out);
+        }
+        out.push_str(
+            "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format \
+             with NO suffix:\n\n<tool_call>\n<function=example_function_name>\n\
+             <parameter=example_parameter_1>\nvalue_1\n</parameter>\n\
+             <parameter=example_parameter_2>\nThis is the value for the second parameter\n\
+             that can span\nmultiple lines\n</parameter>\n</function>\n</tool_call>\n\n\
+             <IMPORTANT>\nReminder:\n\
+             - Function calls MUST follow the specified format: an inner <function=...></function> \
+             block must be nested within <tool_call></tool_call> XML tags\n\
+             - Required parameters MUST be specified\n\
+             - You may provide optional reasoning for your function call in natural language \
+             BEFORE the function call, but NOT after\n\
+             - If there is no function call available, answer the question like normal with your \
+             current knowledge and do not tell the user about function calls\n</IMPORTANT>\n",
+        );
+        out
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let mut out = String::new();
+        for result in results {
+            let content = match result_value(result) {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            out.push_str("<tool_response>\n");
+            out.push_str(&content);
+            out.push_str("\n</tool_response>\n");
+        }
+        out
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        match block.rule {
+            TOOL_CALL_RULE => decode_tool_call(text, block, out),
+            FUNCTION_RULE => {
+                // The scanner ended the block at `</function>`; the body starts with the name.
+                let function = Function {
+                    start: block.span.start,
+                    name_start: block.body.start,
+                    end: block.body.end,
+                    span_end: block.span.end,
+                    ended_by: None,
+                    cut_off: !block.complete,
+                };
+                if let Some(call) = decode_function(text, &function, out) {
+                    push_request(out, text, block.span, ID, call, true);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One function of the template's `<tools>` list: name, description, then each parameter with
+/// its name, type, description and any other schema keys as `<key>value</key>`.
+fn render_function(function: &Value, out: &mut String) {
+    out.push_str("\n<function>\n<name>");
+    out.push_str(function["name"].as_str().unwrap_or_default());
+    out.push_str("</name>");
+    if let Some(description) = function["description"].as_str() {
+        out.push_str("\n<description>");
+        out.push_str(description.trim());
+        out.push_str("</description>");
+    }
+    out.push_str("\n<parameters>");
+    let parameters = &function["parameters"];
+    if let Some(properties) = parameters["properties"].as_object() {
+        for (name, fields) in properties {
+            out.push_str("\n<parameter>\n<name>");
+            out.push_str(name);
+            out.push_str("</name>");
+            match &fields["type"] {
+                Value::Null => {}
+                Value::String(t) => out.push_str(&format!("\n<type>{t}</type>")),
+                other => out.push_str(&format!("\n<type>{other}</type>")),
+            }
+            if let Some(description) = fields["description"].as_str() {
+                out.push_str("\n<description>");
+                out.push_str(description.trim());
+                out.push_str("</description>");
+            }
+            extra_keys(fields, &["name", "type", "description"], out);
+            out.push_str("\n</parameter>");
+        }
+    }
+    extra_keys(parameters, &["type", "properties"], out);
+    out.push_str("\n</parameters>\n</function>");
+}
+
+/// The template's `render_extra_keys`: other keys as `<key>value</key>`, objects and lists as JSON.
+fn extra_keys(value: &Value, handled: &[&str], out: &mut String) {
+    let Some(object) = value.as_object() else {
+        return;
+    };
+    for (key, value) in object
+        .iter()
+        .filter(|(k, _)| !handled.contains(&k.as_str()))
+    {
+        let rendered = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        out.push_str(&format!("\n<{key}>{rendered}</{key}>"));
+    }
+}
+
+/// The next occurrence of a marker at or after a position, before a fixed end. Positions asked
+/// for only grow, so a match found once is reused until passed and a failed search is final:
+/// every byte is searched at most once per marker, however many parameters a call has.
+struct Next {
+    marker: &'static str,
+    end: usize,
+    found: Option<usize>,
+    exhausted: bool,
+}
+
+impl Next {
+    fn new(marker: &'static str, end: usize) -> Self {
+        Self {
+            marker,
+            end,
+            found: None,
+            exhausted: false,
+        }
+    }
+
+    fn from(&mut self, text: &str, from: usize) -> Option<usize> {
+        if self.exhausted {
+            return None;
+        }
+        if let Some(at) = self.found.filter(|&at| at >= from) {
+            return Some(at);
+        }
+        let haystack = text.as_bytes().get(from..self.end)?;
+        match find_tag(haystack, self.marker.as_bytes()) {
+            Some(offset) => {
+                self.found = Some(from + offset);
+                self.found
+            }
+            None => {
+                self.exhausted = true;
+                None
+            }
+        }
+    }
+}
+
+/// A `<function=…>` region of a block.
+struct Function {
+    /// Where `<function=` starts (the block's start for a standalone call).
+    start: usize,
+    /// Right after `<function=`.
+    name_start: usize,
+    /// Where its parameters end: at `</function>` or where something else ended it.
+    end: usize,
+    /// Its span's end (after `</function>` when present).
+    span_end: usize,
+    /// What ended it when `</function>` did not (for the warning), if worth a warning.
+    ended_by: Option<&'static str>,
+    /// The reply ends inside it: a value running to its end is cut off.
+    cut_off: bool,
+}
+
+/// A `<tool_call>` block: each `<function=…>` in it is a call.
+fn decode_tool_call(text: &str, block: &Block, out: &mut ParseOutput) {
+    let (start, end) = (block.body.start, block.body.end);
+    let truncated = !block.complete;
+    let mut opens = Next::new(FUNCTION_OPEN, end);
+    let mut closes = Next::new(FUNCTION_CLOSE, end);
+    let mut calls = Vec::new();
+    let mut functions = 0;
+    let mut pos = start;
+    while let Some(open) = opens.from(text, pos) {
+        stray_in_tool_call(text, Span::new(pos, open), false, out);
+        functions += 1;
+        let name_start = open + FUNCTION_OPEN.len();
+        let close = closes.from(text, name_start);
+        let next = opens.from(text, name_start);
+        // `</function>` ends it, unless another function starts first.
+        let close = close.filter(|&close| next.is_none_or(|next| close < next));
+        let function = match (close, next) {
+            (Some(close), _) => Function {
+                start: open,
+                name_start,
+                end: close,
+                span_end: close + FUNCTION_CLOSE.len(),
+                ended_by: None,
+                cut_off: false,
+            },
+            (_, Some(next)) => Function {
+                start: open,
+                name_start,
+                end: next,
+                span_end: next,
+                ended_by: Some("the next '<function='"),
+                cut_off: false,
+            },
+            (None, None) => Function {
+                start: open,
+                name_start,
+                end,
+                span_end: end,
+                // Cut off by the end of the reply: the scanner already said so.
+                ended_by: (!truncated).then_some("'</tool_call>'"),
+                cut_off: truncated,
+            },
+        };
+        if let Some(ended_by) = function.ended_by {
+            warning(
+                out,
+                DiagnosticCode::UnclosedBlock,
+                format!(
+                    "'{FUNCTION_OPEN}…>' is not closed by '{FUNCTION_CLOSE}'; read up to {ended_by}"
+                ),
+                Span::new(function.start, function.end),
+            );
+        }
+        pos = function.span_end;
+        if let Some(call) = decode_function(text, &function, out) {
+            calls.push((call, Span::new(function.start, function.span_end)));
+        }
+    }
+    if functions == 0 {
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            format!("the {TOOL_CALL_OPEN} holds no '{FUNCTION_OPEN}NAME>'; the call is skipped"),
+            block.span,
+        );
+        return;
+    }
+    stray_in_tool_call(text, Span::new(pos, end), truncated, out);
+    // One function: the request is the whole block, as in the other tag formats.
+    let whole = functions == 1;
+    for (call, span) in calls {
+        let span = if whole { block.span } else { span };
+        push_request(out, text, span, ID, call, true);
+    }
+}
+
+/// Text in a `<tool_call>` outside its functions is ignored, with a warning unless it is only
+/// layout (or the start of `</tool_call>` where the reply ends).
+fn stray_in_tool_call(text: &str, span: Span, at_cut_end: bool, out: &mut ParseOutput) {
+    let stray = text.get(span.start..span.end).unwrap_or_default().trim();
+    if stray.is_empty() || (at_cut_end && TOOL_CALL_CLOSE.starts_with(stray)) {
+        return;
+    }
+    warning(
+        out,
+        DiagnosticCode::StrayText,
+        format!(
+            "text in the {TOOL_CALL_OPEN} outside '{FUNCTION_OPEN}…>' is ignored: '{}'",
+            preview(stray)
+        ),
+        span,
+    );
+}
+
+/// Decodes one function: its name, then its parameters.
+fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -> Option<Call> {
+    let span = Span::new(f.start, f.span_end);
+    let Some(gt) = find_byte(text, f.name_start, f.end, b'>') else {
+        let why = if f.cut_off {
+            "the reply ends before the function name is complete"
+        } else {
+            "it is not followed by a name and '>'"
+        };
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            format!("'{FUNCTION_OPEN}': {why}; the call is skipped"),
+            span,
+        );
+        return None;
+    };
+    let name = text[f.name_start..gt].trim();
+    if !is_name(name) {
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            format!(
+                "'{FUNCTION_OPEN}' must be followed by a function name and '>', found '{}'; \
+                 the call is skipped",
+                preview(name)
+            ),
+            Span::new(f.start, gt + 1),
+        );
+        return None;
+    }
+    let mut args = Map::new();
+    let mut opens = Next::new(PARAMETER_OPEN, f.end);
+    let mut closes = Next::new(PARAMETER_CLOSE, f.end);
+    let mut pos = gt + 1;
+    loop {
+        pos = skip_whitespace(text, pos, f.end);
+        if pos >= f.end {
+            break;
+        }
+        let rest = &text[pos..f.end];
+        if !rest.starts_with(PARAMETER_OPEN) {
+            let tail = rest.trim_end();
+            if f.cut_off && FUNCTION_CLOSE.starts_with(tail) {
+                break; // the reply ends inside `</function>`
+            }
+            let message = if f.cut_off && PARAMETER_OPEN.starts_with(tail) {
+                format!("the reply ends inside a '{PARAMETER_OPEN}' tag of '{name}'; the call is skipped")
+            } else {
+                format!(
+                    "'{name}' holds text outside '{PARAMETER_OPEN}…>' tags: '{}'; the call is \
+                     skipped",
+                    preview(rest)
+                )
+            };
+            let line_end = rest.find('\n').map_or(f.end, |i| pos + i);
+            error(
+                out,
+                DiagnosticCode::StrayText,
+                message,
+                Span::new(pos, line_end),
+            );
+            return None;
+        }
+        let key_start = pos + PARAMETER_OPEN.len();
+        let key_gt = find_byte(text, key_start, f.end, b'>');
+        let key = key_gt.map(|gt| text[key_start..gt].trim());
+        let (Some(key_gt), Some(key)) = (key_gt, key.filter(|k| is_name(k))) else {
+            let message = match (key_gt, key) {
+                (None, _) if f.cut_off => format!(
+                    "the reply ends inside a '{PARAMETER_OPEN}' tag of '{name}'; the call is skipped"
+                ),
+                (_, Some(found)) => format!(
+                    "'{PARAMETER_OPEN}' in '{name}' must be followed by a parameter name and '>', \
+                     found '{}'; the call is skipped",
+                    preview(found)
+                ),
+                _ => format!(
+                    "'{PARAMETER_OPEN}' in '{name}' is not followed by a name and '>'; the call \
+                     is skipped"
+                ),
+            };
+            let header_end = key_gt.map_or(f.end, |gt| gt + 1);
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                message,
+                Span::new(pos, header_end),
+            );
+            return None;
+        };
+        let value_start = key_gt + 1;
+        let close = closes.from(text, value_start);
+        let next = opens.from(text, value_start);
+        // `</parameter>` ends it, unless another parameter starts first.
+        let close = close.filter(|&close| next.is_none_or(|next| close < next));
+        let (value_end, after) = match (close, next) {
+            (Some(close), _) => (close, close + PARAMETER_CLOSE.len()),
+            (_, Some(next)) => {
+                warning(
+                    out,
+                    DiagnosticCode::UnclosedValue,
+                    format!(
+                        "'{PARAMETER_OPEN}{key}>' of '{name}' is not closed by \
+                         '{PARAMETER_CLOSE}'; its value is read up to the next \
+                         '{PARAMETER_OPEN}'"
+                    ),
+                    Span::new(pos, next),
+                );
+                (next, next)
+            }
+            (None, None) if f.cut_off => {
+                error(
+                    out,
+                    DiagnosticCode::UnclosedValue,
+                    format!(
+                        "the reply ends inside the value of '{key}' in '{name}': it may be cut \
+                         off; the call is skipped"
+                    ),
+                    Span::new(pos, f.end),
+                );
+                return None;
+            }
+            (None, None) => {
+                let ended_by = f.ended_by.unwrap_or("'</function>'");
+                warning(
+                    out,
+                    DiagnosticCode::UnclosedValue,
+                    format!(
+                        "'{PARAMETER_OPEN}{key}>' of '{name}' is not closed by \
+                         '{PARAMETER_CLOSE}'; its value is read up to {ended_by}"
+                    ),
+                    Span::new(pos, f.end),
+                );
+                (f.end, f.end)
+            }
+        };
+        let value = strip_layout_newlines(&text[value_start..value_end]);
+        if args
+            .insert(key.to_owned(), Value::String(value.to_owned()))
+            .is_some()
+        {
+            warning(
+                out,
+                DiagnosticCode::DuplicateKey,
+                format!(
+                    "'{name}' gives the parameter '{key}' more than once; the last value is kept"
+                ),
+                Span::new(pos, after),
+            );
+        }
+        pos = after;
+    }
+    Some(Call {
+        name: name.to_owned(),
+        args,
+        id: None,
+    })
+}
+
+/// The one newline after the opening tag and the one before the closing tag are layout.
+fn strip_layout_newlines(value: &str) -> &str {
+    let value = value
+        .strip_prefix("\r\n")
+        .or_else(|| value.strip_prefix('\n'))
+        .unwrap_or(value);
+    value
+        .strip_suffix("\r\n")
+        .or_else(|| value.strip_suffix('\n'))
+        .unwrap_or(value)
+}
+
+/// A function or parameter name: something, on one line, with no tag in it.
+fn is_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '<')
+}
+
+/// Where a tag (a marker starting with `<`) first occurs. Calls are short and many: a memchr
+/// for `<` beats building a substring searcher per search.
+fn find_tag(haystack: &[u8], tag: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(offset) = haystack
+        .get(from..)
+        .and_then(|rest| memchr::memchr(b'<', rest))
+    {
+        let at = from + offset;
+        if haystack[at..].starts_with(tag) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+fn find_byte(text: &str, from: usize, to: usize, byte: u8) -> Option<usize> {
+    let haystack = text.as_bytes().get(from..to)?;
+    memchr::memchr(byte, haystack).map(|i| from + i)
+}
+
+fn skip_whitespace(text: &str, mut pos: usize, end: usize) -> usize {
+    let bytes = text.as_bytes();
+    while pos < end && bytes.get(pos).is_some_and(u8::is_ascii_whitespace) {
+        pos += 1;
+    }
+    pos
+}
+
+/// The start of a piece of text for a message.
+fn preview(text: &str) -> String {
+    const MAX: usize = 40;
+    let mut chars = text.chars();
+    let shown: String = chars.by_ref().take(MAX).collect();
+    if chars.next().is_some() {
+        format!("{shown}…")
+    } else {
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Severity;
+    use serde_json::json;
+
+    fn parse(text: &str) -> ParseOutput {
+        Qwen3Coder.parse_tool_requests(text)
+    }
+
+    fn calls(out: &ParseOutput) -> Vec<(String, Value)> {
+        out.requests
+            .iter()
+            .map(|r| (r.tool_name.clone(), Value::Object(r.args.clone())))
+            .collect()
+    }
+
+    fn codes(out: &ParseOutput) -> Vec<(Severity, DiagnosticCode)> {
+        out.diagnostics
+            .iter()
+            .map(|d| (d.severity, d.code))
+            .collect()
+    }
+
+    const WEATHER: &str = "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis, France\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>";
+
+    #[test]
+    fn a_call_gives_untyped_text_values() {
+        let text = format!("Let me check.\n{WEATHER}");
+        let out = parse(&text);
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        assert_eq!(
+            calls(&out),
+            vec![(
+                "get_weather".to_owned(),
+                json!({"location": "Paris, France", "days": "3"})
+            )]
+        );
+        let request = &out.requests[0];
+        assert!(request.untyped_args);
+        assert_eq!(request.format, "qwen3_coder");
+        assert_eq!(request.raw_block, WEATHER);
+        assert_eq!(out.content, "Let me check.");
+    }
+
+    #[test]
+    fn exactly_one_layout_newline_is_stripped_each_side() {
+        let out = parse(
+            "<function=f>\n<parameter=a>\n\n  two lines\nhere  \n\n</parameter>\n\
+             <parameter=b>inline</parameter><parameter=c>\r\nwin\r\n</parameter></function>",
+        );
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        assert_eq!(
+            calls(&out),
+            vec![(
+                "f".to_owned(),
+                json!({"a": "\n  two lines\nhere  \n", "b": "inline", "c": "win"})
+            )]
+        );
+    }
+
+    #[test]
+    fn a_bare_function_and_several_per_tool_call() {
+        let out = parse(
+            "<function=a>\n</function> and <tool_call><function=b>\n<parameter=x>\n1\n\
+             </parameter>\n</function><function=c></function></tool_call>",
+        );
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        assert_eq!(
+            calls(&out),
+            vec![
+                ("a".to_owned(), json!({})),
+                ("b".to_owned(), json!({"x": "1"})),
+                ("c".to_owned(), json!({})),
+            ]
+        );
+        assert_eq!(out.requests[2].raw_block, "<function=c></function>");
+        assert_eq!(out.content, "and");
+    }
+
+    #[test]
+    fn think_is_never_parsed() {
+        let out = parse(&format!("<think>maybe {WEATHER}</think>ok"));
+        assert!(out.requests.is_empty());
+        assert!(out.diagnostics.is_empty());
+        assert_eq!(out.content, "ok");
+    }
+
+    #[test]
+    fn a_missing_parameter_close_is_read_up_to_the_next_tag() {
+        let out = parse(
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n</parameter>\n\
+             <parameter=c>\n3\n</function>\n</tool_call>",
+        );
+        assert_eq!(
+            calls(&out),
+            vec![("f".to_owned(), json!({"a": "1", "b": "2", "c": "3"}))]
+        );
+        assert_eq!(
+            codes(&out),
+            vec![
+                (Severity::Warning, DiagnosticCode::UnclosedValue),
+                (Severity::Warning, DiagnosticCode::UnclosedValue)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_function_close_is_read_up_to_the_tool_call_close() {
+        let out = parse("<tool_call><function=f><parameter=a>1</parameter></tool_call>");
+        assert_eq!(calls(&out), vec![("f".to_owned(), json!({"a": "1"}))]);
+        assert_eq!(
+            codes(&out),
+            vec![(Severity::Warning, DiagnosticCode::UnclosedBlock)]
+        );
+    }
+
+    #[test]
+    fn duplicate_parameters_warn_and_the_last_wins() {
+        let out =
+            parse("<function=f><parameter=a>1</parameter><parameter=a>2</parameter></function>");
+        assert_eq!(calls(&out), vec![("f".to_owned(), json!({"a": "2"}))]);
+        assert_eq!(
+            codes(&out),
+            vec![(Severity::Warning, DiagnosticCode::DuplicateKey)]
+        );
+    }
+
+    #[test]
+    fn broken_calls_are_skipped_and_their_neighbours_kept() {
+        for broken in [
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
+            "<tool_call>\n<function=>\n</function>\n</tool_call>",
+            "<tool_call>\n<function=f>\n<parameter=>\nx\n</parameter>\n</function>\n</tool_call>",
+            "<tool_call>\n<function=f>\n{\"a\": 1}\n</function>\n</tool_call>",
+            "<tool_call>\n<function=f\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
+            "<function=f>{\"a\": 1}</function>",
+        ] {
+            let out = parse(&format!("{WEATHER}\n{broken}\n{WEATHER}"));
+            assert_eq!(out.requests.len(), 2, "{broken}");
+            assert!(out.has_errors(), "{broken}");
+        }
+    }
+
+    #[test]
+    fn a_reply_cut_after_the_last_parameter_is_decoded_with_a_warning() {
+        for end in ["", "\n</func", "\n</function>\n", "\n</function>\n</tool_c"] {
+            let text = format!("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>{end}");
+            let out = parse(&text);
+            assert_eq!(
+                calls(&out),
+                vec![("f".to_owned(), json!({"a": "1"}))],
+                "{end:?}"
+            );
+            assert!(!out.has_errors(), "{end:?}: {:?}", out.diagnostics);
+            assert_eq!(out.diagnostics.len(), 1, "{end:?}: {:?}", out.diagnostics);
+        }
+    }
+
+    #[test]
+    fn a_reply_cut_inside_a_value_or_tag_skips_the_call() {
+        for cut in [
+            "<tool_call>\n<function=f>\n<parameter=a>\npartial val",
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<para",
+            "<tool_call>\n<function=f>\n<parameter=a",
+            "<tool_call>\n<function=get_wea",
+            "<function=f>\n<parameter=a>\npartial",
+        ] {
+            let out = parse(&format!("{WEATHER}\n{cut}"));
+            assert_eq!(out.requests.len(), 1, "{cut}");
+            assert!(out.has_errors(), "{cut}");
+        }
+    }
+
+    #[test]
+    fn results_and_definitions_follow_the_template() {
+        let results = Qwen3Coder.format_tool_results(&[ToolExecutionResult {
+            request_id: "c1".into(),
+            tool_name: "f".into(),
+            status: crate::result::ExecutionStatus::Success,
+            result: "sunny".into(),
+            duration_ms: 1.0,
+            error: None,
+            truncated: None,
+        }]);
+        assert_eq!(results, "<tool_response>\nsunny\n</tool_response>\n");
+        let tools = [ToolDefinitionInput {
+            tool_id: "weather".into(),
+            tool_name: "Weather".into(),
+            description: String::new(),
+            methods: vec![crate::method::MethodMetadata {
+                name: "get".into(),
+                description: "Weather for a place.".into(),
+                parameters: json!({"type": "object", "properties": {
+                    "city": {"type": "string", "description": "City name"},
+                    "days": {"type": "integer", "minimum": 1}
+                }, "required": ["city"]}),
+                agent_callable: true,
+                protocol_config: None,
+                annotations: Default::default(),
+                output_schema: None,
+            }],
+        }];
+        let prompt = Qwen3Coder.generate_tool_definitions(&tools);
+        for part in [
+            "<tools>\n<function>\n<name>weather_get</name>\n<description>Weather for a place.</description>\n<parameters>\n<parameter>\n<name>city</name>\n<type>string</type>\n<description>City name</description>\n</parameter>",
+            "<name>days</name>\n<type>integer</type>\n<minimum>1</minimum>\n</parameter>",
+            "<required>[\"city\"]</required>\n</parameters>\n</function>\n</tools>",
+            "<tool_call>\n<function=example_function_name>",
+        ] {
+            assert!(prompt.contains(part), "{part}\n---\n{prompt}");
+        }
+    }
+
+    #[test]
+    fn any_mix_of_its_tags_never_panics_and_spans_hold() {
+        const PARTS: [&str; 16] = [
+            "<tool_call>",
+            "</tool_call>",
+            "<function=",
+            "</function>",
+            "<parameter=",
+            "</parameter>",
+            "<think>",
+            "</think>",
+            ">",
+            "<",
+            "\n",
+            " ",
+            "f",
+            "x_y",
+            "é東",
+            "🙂",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut bits = seed;
+            for _ in 0..(bits % 24) {
+                bits = bits.rotate_left(5) ^ 0x9e37_79b9;
+                let index = usize::try_from(bits % 16).unwrap_or(0);
+                text.push_str(PARTS[index]);
+            }
+            let out = parse(&text);
+            for request in &out.requests {
+                assert_eq!(
+                    text.get(request.span.start..request.span.end),
+                    Some(request.raw_block.as_str())
+                );
+            }
+            for d in &out.diagnostics {
+                assert!(
+                    text.get(d.span.start..d.span.end).is_some(),
+                    "{text:?}: {d:?}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The outcome of a call, as formats feed it back to a model: status, text and a classified
+//! error (DESIGN.md's error kinds).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionStatus {
+    Success,
+    Error,
+}
+
+/// The classified reasons a run can fail (DESIGN.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    InvalidName,
+    ToolNotFound,
+    MethodNotFound,
+    NotAgentCallable,
+    InvalidArgs,
+    Denied,
+    Timeout,
+    Cancelled,
+    ToolError,
+    OutputTooLarge,
+    Transport,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidName => "invalid_name",
+            Self::ToolNotFound => "tool_not_found",
+            Self::MethodNotFound => "method_not_found",
+            Self::NotAgentCallable => "not_agent_callable",
+            Self::InvalidArgs => "invalid_args",
+            Self::Denied => "denied",
+            Self::Timeout => "timeout",
+            Self::Cancelled => "cancelled",
+            Self::ToolError => "tool_error",
+            Self::OutputTooLarge => "output_too_large",
+            Self::Transport => "transport",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One argument problem found by schema validation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ArgumentIssue {
+    /// JSON pointer into the arguments (`/` for the object itself).
+    pub path: String,
+    pub message: String,
+}
+
+/// A classified failure of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ExecutionError {
+    pub kind: ErrorKind,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub issues: Vec<ArgumentIssue>,
+}
+
+/// Set when the output was longer than the cap and was cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Truncation {
+    pub original_bytes: u64,
+    pub kept_bytes: u64,
+}
+
+/// The outcome of one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ToolExecutionResult {
+    pub request_id: String,
+    pub tool_name: String,
+    pub status: ExecutionStatus,
+    /// The tool's output (non-string values serialised as JSON), or the error message.
+    pub result: String,
+    pub duration_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ExecutionError>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
+}
+
+impl ToolExecutionResult {
+    pub fn is_success(&self) -> bool {
+        self.status == ExecutionStatus::Success
+    }
+
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        self.error.as_ref().map(|e| e.kind)
+    }
+}

@@ -1,0 +1,75 @@
+//! Salesforce xLAM: the reply is a JSON list of calls, `[{"name": …, "arguments": {…}}]`,
+//! bare or in a ```json fence (sometimes after `<think>`).
+//!
+//! xLAM's system prompt asks for exactly that list and nothing else; results go back as a
+//! JSON list of `{"name", "results"}` objects.
+
+use serde_json::{json, Value};
+
+use crate::calls::push_json_calls;
+use crate::framing::{self, Block, Close, Framing, Rule, JSON_VALUE, THINK};
+use crate::request::ParseOutput;
+use crate::result::ToolExecutionResult;
+use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call("```json", Close::Marker("```")).lenient(),
+        Rule::at_text_start("[", JSON_VALUE).lenient(),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Xlam;
+
+impl Protocol for Xlam {
+    fn id(&self) -> &'static str {
+        "xlam"
+    }
+
+    fn label(&self) -> &'static str {
+        "Salesforce xLAM JSON call list"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let list: Vec<Value> = function_definitions(tools)
+            .into_iter()
+            .map(|mut d| d["function"].take())
+            .collect();
+        format!(
+            "[BEGIN OF AVAILABLE TOOLS]\n{}\n[END OF AVAILABLE TOOLS]\n\n[BEGIN OF FORMAT INSTRUCTION]\n\
+             The output MUST strictly adhere to the following JSON format, and NO other text MUST be \
+             included.\n```json\n[{{\"name\": \"tool_name\", \"arguments\": {{\"arg\": \"value\"}}}}]\n```\n\
+             [END OF FORMAT INSTRUCTION]\n",
+            Value::Array(list)
+        )
+    }
+
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        let list: Vec<Value> = results
+            .iter()
+            .map(|r| json!({"name": r.tool_name, "results": result_value(r)}))
+            .collect();
+        Value::Array(list).to_string()
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        push_json_calls(
+            out,
+            text,
+            block.body,
+            block.span,
+            self.id(),
+            "the call list",
+        );
+    }
+}
