@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::builtin::{self, BuiltinOptions};
+use toolscope_builtin::{self as builtin, BuiltinOptions};
 use toolscope_engine::discovery::Discovery;
 use toolscope_engine::history::History;
 use toolscope_engine::{Registry, ToolCallConfig};

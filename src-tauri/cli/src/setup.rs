@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolscope_engine::builtin::{self, BuiltinOptions};
+use toolscope_builtin::{self as builtin, BuiltinOptions};
 use toolscope_engine::history::History;
 use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_http::HttpToolSet;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::{json, Map};
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::builtin::synthetic;
+use toolscope_builtin::synthetic;
 use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::executor::{Executor, ExecutorOptions};
 use toolscope_engine::{Registry, ToolCallConfig};

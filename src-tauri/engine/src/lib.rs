@@ -6,7 +6,6 @@
 //! them, [`cycle`] chains the three and [`history`] records every run durably. Tool sources
 //! (built-in, HTTP, MCP, ...) are provider crates that implement [`Tool`].
 
-pub mod builtin;
 pub mod config;
 pub mod cycle;
 pub mod discovery;

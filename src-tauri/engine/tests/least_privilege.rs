@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::builtin::{register_all, BuiltinOptions};
+use toolscope_builtin::{register_all, BuiltinOptions};
 use toolscope_engine::executor::{
     ConfirmationHook, ConfirmationRequest, Executor, ExecutorOptions,
 };

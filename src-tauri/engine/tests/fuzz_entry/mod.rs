@@ -11,7 +11,7 @@
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Number, Value};
-use toolscope_engine::builtin::{calculator, clock, devtools, echo};
+use toolscope_builtin::{calculator, clock, devtools, echo};
 use toolscope_engine::executor::{validate, Executor, ExecutorOptions};
 use toolscope_engine::types::{ToolInfo, ToolSource};
 use toolscope_engine::{BoxFuture, CallContext, Registry, Tool, ToolFailure};

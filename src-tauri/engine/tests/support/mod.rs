@@ -7,7 +7,7 @@ pub mod fault_tool;
 use std::path::Path;
 use std::sync::Arc;
 
-use toolscope_engine::builtin::{register_all, BuiltinOptions};
+use toolscope_builtin::{register_all, BuiltinOptions};
 use toolscope_engine::Registry;
 
 use fault_tool::{quiet_fault_panics, FaultTool};

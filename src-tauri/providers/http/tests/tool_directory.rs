@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use toolscope_engine::builtin::echo::EchoTool;
+use toolscope_builtin::echo::EchoTool;
 use toolscope_engine::types::ToolSource;
 use toolscope_engine::Registry;
 use toolscope_http::{HttpToolSet, ReloadReport, StoreError};

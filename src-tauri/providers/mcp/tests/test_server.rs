@@ -342,9 +342,9 @@ async fn servers_that_cannot_start_fail_with_the_reason() {
 async fn names_that_clash_are_refused_and_the_list_and_approvals_persist() {
     let dir = tempfile::tempdir().expect("temp dir");
     let registry = Arc::new(toolscope_engine::Registry::new());
-    toolscope_engine::builtin::register_all(
+    toolscope_builtin::register_all(
         &registry,
-        &toolscope_engine::builtin::BuiltinOptions {
+        &toolscope_builtin::BuiltinOptions {
             workspace_root: dir.path().join("ws"),
         },
     )

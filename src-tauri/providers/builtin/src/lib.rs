@@ -1,6 +1,9 @@
-//! Built-in tools: work with no configuration and exercise every executor path
-//! (success, tool errors, timeouts, cancellation, the output cap, the agent-callable gate and
-//! confirmation of destructive methods), with realistic schemas for the forms to render.
+//! Built-in tools, a tool provider like the HTTP and MCP ones: they implement the engine's
+//! [`toolscope_engine::Tool`] and are registered by the app and the CLI with [`register_all`].
+//!
+//! They work with no configuration and exercise every executor path (success, tool errors,
+//! timeouts, cancellation, the output cap, the agent-callable gate and confirmation of
+//! destructive methods), with realistic schemas for the forms to render.
 
 pub mod calculator;
 pub mod clock;
@@ -14,8 +17,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::registry::{Registry, RegistryError};
-use crate::tool::ToolFailure;
+use toolscope_engine::registry::{Registry, RegistryError};
+use toolscope_engine::tool::ToolFailure;
 use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 /// What the built-in tools need from their host.
@@ -108,7 +111,7 @@ pub(crate) fn arg_u64(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::{Discovery, MethodFilter};
+    use toolscope_engine::discovery::{Discovery, MethodFilter};
     use toolscope_protocol::ProtocolSet;
 
     #[test]

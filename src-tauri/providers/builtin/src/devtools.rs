@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use super::{arg_u64, method, read_only};
-use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{ToolInfo, ToolSource};
+use toolscope_engine::tool::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_engine::types::{ToolInfo, ToolSource};
 use toolscope_protocol::method::Annotations;
 
 #[derive(Debug, Default)]

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use toolscope_protocol::request::json_kind;
 
-use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{ToolInfo, ToolSource};
 pub use expr::format_significant;
 use expr::{AngleUnit, EvalOptions};
+use toolscope_engine::tool::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_engine::types::{ToolInfo, ToolSource};
 use toolscope_protocol::method::{Annotations, MethodMetadata, ProtocolConfig};
 
 pub const TOOL_ID: &str = "calculator";
@@ -419,8 +419,8 @@ fn statistics(args: &Map<String, Value>) -> Result<Value, ToolFailure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Registry;
     use std::sync::Arc;
+    use toolscope_engine::registry::Registry;
 
     fn args(value: Value) -> Map<String, Value> {
         match value {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::builtin::{register_all, BuiltinOptions};
+use toolscope_builtin::{register_all, BuiltinOptions};
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
 use toolscope_engine::Registry;
 use toolscope_protocol::request::ParsedToolRequest;

@@ -3,8 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{arg_str, arg_u64, method, read_only};
-use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{ToolInfo, ToolSource};
+use toolscope_engine::tool::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_engine::types::{ToolInfo, ToolSource};
 
 #[derive(Debug, Default)]
 pub struct EchoTool;

@@ -4,8 +4,8 @@ use chrono::{DateTime, Duration, FixedOffset, Local, SecondsFormat, Utc};
 use serde_json::{json, Map, Value};
 
 use super::{arg_str, method, read_only};
-use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{ToolInfo, ToolSource};
+use toolscope_engine::tool::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_engine::types::{ToolInfo, ToolSource};
 
 #[derive(Debug, Default)]
 pub struct ClockTool;

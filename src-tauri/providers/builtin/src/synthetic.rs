@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use crate::registry::{Registry, RegistryError};
-use crate::tool::{BoxFuture, CallContext, Tool, ToolFailure};
-use crate::types::{ToolInfo, ToolSource};
+use toolscope_engine::registry::{Registry, RegistryError};
+use toolscope_engine::tool::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_engine::types::{ToolInfo, ToolSource};
 use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 /// Methods per generated tool.
