@@ -7,6 +7,7 @@
 //! property's schema asks for (`toolscope_protocol::coerce`), and the executor's pre-run check
 //! never panics and agrees with the validator. The wire formats' entry points live beside their
 //! crate (`src-tauri/protocol/tests/fuzz_entry/`).
+#![allow(dead_code)] // the fuzz target calls the entry point only, not the target table
 
 use std::sync::{Arc, OnceLock};
 
