@@ -31,9 +31,10 @@ use crate::calls::{
     arguments, error, find_marker_in, parse_json, push_request, warning, ArgumentsOf, Call,
 };
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 pub const CALLS_END: &str = "<｜tool▁calls▁end｜>";

@@ -15,9 +15,10 @@ use crate::deepseek_v3::{
     CALL_BEGIN, CALL_END, FRAMING, OUTPUT_BEGIN, OUTPUT_END, SEP,
 };
 use crate::framing::{self, Block, Framing};
+use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 const ID: &str = "deepseek_v31";
 
@@ -62,10 +63,9 @@ impl Protocol for DeepSeekV31 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| format!("{OUTPUT_BEGIN}{}{OUTPUT_END}", output_content(r)))
-            .collect()
+        each_result(results, |r| {
+            format!("{OUTPUT_BEGIN}{}{OUTPUT_END}", output_content(r))
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

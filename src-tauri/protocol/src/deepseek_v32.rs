@@ -23,9 +23,10 @@ use serde_json::{Map, Value};
 use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::minimax_m2::{decode_invokes, insert_arg, result_text, Markup, RawInvoke, TagStyle};
+use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<｜DSML｜function_calls>";
 pub const CLOSE: &str = "</｜DSML｜function_calls>";

@@ -6,9 +6,10 @@
 
 use crate::calls::{error, push_named_call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<function=";
 pub const CLOSE: &str = "</function>";
@@ -57,15 +58,12 @@ impl Protocol for FunctionaryV31 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<|start_header_id|>ipython<|end_header_id|>\n\n{}<|eot_id|>",
-                    result_value(r)
-                )
-            })
-            .collect()
+        each_result(results, |r| {
+            format!(
+                "<|start_header_id|>ipython<|end_header_id|>\n\n{}<|eot_id|>",
+                result_value(r)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -6,9 +6,10 @@
 
 use crate::calls::{error, push_named_call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{each_result, result_value, typescript_functions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const RECIPIENT: &str = ">>>";
 
@@ -34,15 +35,7 @@ impl Protocol for FunctionaryV32 {
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
         let mut out = String::from("// Supported function definitions that should be called when necessary.\nnamespace functions {\n\n");
-        for definition in function_definitions(tools) {
-            let f = &definition["function"];
-            out.push_str(&format!(
-                "// {}\ntype {} = (_: {}) => any;\n\n",
-                f["description"].as_str().unwrap_or_default(),
-                f["name"].as_str().unwrap_or_default(),
-                f["parameters"]
-            ));
-        }
+        out.push_str(&typescript_functions(tools));
         out.push_str("} // namespace functions\n");
         out
     }
@@ -52,16 +45,13 @@ impl Protocol for FunctionaryV32 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<|start_header_id|>tool<|end_header_id|>\n\nname={}\n{}<|eot_id|>",
-                    r.tool_name,
-                    result_value(r)
-                )
-            })
-            .collect()
+        each_result(results, |r| {
+            format!(
+                "<|start_header_id|>tool<|end_header_id|>\n\nname={}\n{}<|eot_id|>",
+                r.tool_name,
+                result_value(r)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -22,9 +22,10 @@ use crate::json_document::{
     call_id, call_name, call_object, find_documents, integrity, is_generated_id, is_whole_reply,
     report_integrity, Doc, Node,
 };
+use crate::prompt::result_value;
 use crate::request::{json_kind, DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
-use crate::{result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 const ID: &str = "gemini";
 

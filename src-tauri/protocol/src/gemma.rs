@@ -5,10 +5,11 @@
 //! and ask for a ```tool_code``` block, and feeds results back in a ```tool_output``` block.
 
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{function_definitions, result_value};
 use crate::pylines::push_call_lines;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const FENCE: &str = "```tool_code";
 

@@ -6,9 +6,10 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const TOOL_CALL: &str = "<|tool_call|>";
 
@@ -45,15 +46,12 @@ impl Protocol for Granite {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<|start_of_role|>tool_response<|end_of_role|>{}<|end_of_text|>\n",
-                    result_value(r)
-                )
-            })
-            .collect()
+        each_result(results, |r| {
+            format!(
+                "<|start_of_role|>tool_response<|end_of_role|>{}<|end_of_text|>\n",
+                result_value(r)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -5,9 +5,10 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const FUNCTION_CALL: &str = "<function_call>";
 
@@ -45,10 +46,9 @@ impl Protocol for Granite20bFc {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| format!("<|function_response|>\n{}\n", result_value(r)))
-            .collect()
+        each_result(results, |r| {
+            format!("<|function_response|>\n{}\n", result_value(r))
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

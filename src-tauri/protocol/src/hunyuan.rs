@@ -9,9 +9,10 @@ use serde_json::{json, Value};
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::jamba::{CLOSE, OPEN};
+use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 const FRAMING: Framing = Framing {
     rules: &[

@@ -6,9 +6,10 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{each_result, function_objects, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const ACTION_START: &str = "<|action_start|><|plugin|>";
 pub const ACTION_END: &str = "<|action_end|>";
@@ -34,14 +35,8 @@ impl Protocol for InternLm2 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let list: Vec<serde_json::Value> = function_definitions(tools)
-            .into_iter()
-            .map(|mut d| d["function"].take())
-            .collect();
-        format!(
-            "<|im_start|>system name=<|plugin|>\n{}<|im_end|>\n",
-            serde_json::Value::Array(list)
-        )
+        let list = function_objects(tools);
+        format!("<|im_start|>system name=<|plugin|>\n{}<|im_end|>\n", list)
     }
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {
@@ -49,15 +44,12 @@ impl Protocol for InternLm2 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<|im_start|>environment name=<|plugin|>\n{}<|im_end|>\n",
-                    result_value(r)
-                )
-            })
-            .collect()
+        each_result(results, |r| {
+            format!(
+                "<|im_start|>environment name=<|plugin|>\n{}<|im_end|>\n",
+                result_value(r)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -8,9 +8,10 @@ use serde_json::json;
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<tool_calls>";
 pub const CLOSE: &str = "</tool_calls>";

@@ -21,9 +21,10 @@ use crate::json_document::{
     call_arguments, call_id, call_name, call_object, find_documents, integrity, report_integrity,
     Doc, Node,
 };
+use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
-use crate::{example_args, function_definitions, Protocol, ToolDefinitionInput};
+use crate::{example_args, Protocol, ToolDefinitionInput};
 
 const ID: &str = "json_strict";
 

@@ -20,9 +20,10 @@
 use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::minimax_m2::result_text;
+use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_OPEN: &str = "<|tool_call_begin|>";
 pub const CALL_CLOSE: &str = "<|tool_call_end|>";
@@ -61,16 +62,13 @@ impl Protocol for KimiK2 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<|im_system|>tool<|im_middle|>## Return of {}\n{}<|im_end|>",
-                    r.request_id,
-                    result_text(r)
-                )
-            })
-            .collect()
+        each_result(results, |r| {
+            format!(
+                "<|im_system|>tool<|im_middle|>## Return of {}\n{}<|im_end|>",
+                r.request_id,
+                result_text(r)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -7,10 +7,11 @@
 
 use crate::calls::error;
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{each_result, function_objects, result_value};
 use crate::pythonic::push_call_list;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_START: &str = "<|tool_call_start|>";
 pub const CALL_END: &str = "<|tool_call_end|>";
@@ -36,13 +37,10 @@ impl Protocol for Lfm2 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let list: Vec<serde_json::Value> = function_definitions(tools)
-            .into_iter()
-            .map(|mut d| d["function"].take())
-            .collect();
+        let list = function_objects(tools);
         format!(
             "List of tools: <|tool_list_start|>{}<|tool_list_end|>",
-            serde_json::Value::Array(list)
+            list
         )
     }
 
@@ -51,15 +49,12 @@ impl Protocol for Lfm2 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<|im_start|>tool\n<|tool_response_start|>{}<|tool_response_end|><|im_end|>\n",
-                    result_value(r)
-                )
-            })
-            .collect()
+        each_result(results, |r| {
+            format!(
+                "<|im_start|>tool\n<|tool_response_start|>{}<|tool_response_end|><|im_end|>\n",
+                result_value(r)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

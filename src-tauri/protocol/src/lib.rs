@@ -50,6 +50,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod parser;
 pub mod phi4_mini;
+pub mod prompt;
 pub mod pylines;
 pub mod pylit;
 pub mod pythonic;
@@ -65,8 +66,6 @@ pub mod xlam;
 pub mod xml_tag;
 
 use std::sync::{Arc, OnceLock};
-
-use serde_json::{json, Value};
 
 use crate::method::MethodMetadata;
 use crate::request::ParseOutput;
@@ -120,33 +119,6 @@ pub trait Protocol: Send + Sync {
     fn signature(&self) -> detect::Signature {
         detect::framing_signature(self.framing())
     }
-}
-
-/// The tools as OpenAI-style function definitions, which most open-model chat templates embed.
-pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
-    tools
-        .iter()
-        .flat_map(|tool| {
-            tool.methods.iter().map(move |method| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": tool.routing_name(method),
-                        "description": method.description,
-                        "parameters": method.parameters,
-                    }
-                })
-            })
-        })
-        .collect()
-}
-
-/// A result's content as the JSON value a template shows: parsed if the text is JSON.
-pub fn result_value(result: &ToolExecutionResult) -> Value {
-    if let Some(error) = &result.error {
-        return json!({"error": {"kind": error.kind.as_str(), "message": result.result}});
-    }
-    serde_json::from_str(&result.result).unwrap_or_else(|_| Value::String(result.result.clone()))
 }
 
 /// The protocols the engine knows, in auto-detect priority order.

@@ -7,9 +7,10 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const PYTHON_TAG: &str = "<|python_tag|>";
 

@@ -7,9 +7,10 @@ use serde_json::json;
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<longcat_tool_call>";
 pub const CLOSE: &str = "</longcat_tool_call>";
@@ -49,15 +50,12 @@ impl Protocol for LongCat {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<longcat_tool_response>\n{}\n</longcat_tool_response>\n",
-                    json!({"name": r.tool_name, "content": result_value(r)})
-                )
-            })
-            .collect()
+        each_result(results, |r| {
+            format!(
+                "<longcat_tool_response>\n{}\n</longcat_tool_response>\n",
+                json!({"name": r.tool_name, "content": result_value(r)})
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

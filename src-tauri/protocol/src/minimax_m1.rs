@@ -9,9 +9,10 @@ use serde_json::json;
 use crate::calls::{call_from_json, error, parse_json, push_request};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::jamba::{CLOSE, OPEN};
+use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 const FRAMING: Framing = Framing {
     rules: &[THINK, Rule::call(OPEN, Close::Marker(CLOSE)).lenient()],

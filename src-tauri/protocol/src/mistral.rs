@@ -9,9 +9,10 @@ use serde_json::json;
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
 pub const THINK_OPEN: &str = "[THINK]";

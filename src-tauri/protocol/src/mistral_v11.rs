@@ -10,9 +10,10 @@ use crate::balanced::Syntax;
 use crate::calls::{error, find_marker_in, push_named_call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::mistral::{available_tools, THINK_CLOSE, THINK_OPEN, TOOL_CALLS};
+use crate::prompt::result_value;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const ARGS: &str = "[ARGS]";
 pub const CALL_ID: &str = "[CALL_ID]";

@@ -5,10 +5,11 @@
 //! back as `environment` turns.
 
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{each_result, function_objects, result_value};
 use crate::pylines::push_call_lines;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<function_calls>";
 pub const CLOSE: &str = "</function_calls>";
@@ -30,16 +31,13 @@ impl Protocol for Olmo3 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let list: Vec<serde_json::Value> = function_definitions(tools)
-            .into_iter()
-            .map(|mut d| d["function"].take())
-            .collect();
+        let list = function_objects(tools);
         format!(
             "You are a helpful function-calling AI assistant. You are provided with function \
              signatures within <functions></functions> XML tags. To call functions, write one \
              Python call per line, with keyword arguments, between {OPEN} and {CLOSE}.\n\
              <functions>{}</functions>\n",
-            serde_json::Value::Array(list)
+            list
         )
     }
 
@@ -48,10 +46,9 @@ impl Protocol for Olmo3 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| format!("<|im_start|>environment\n{}<|im_end|>\n", result_value(r)))
-            .collect()
+        each_result(results, |r| {
+            format!("<|im_start|>environment\n{}<|im_end|>\n", result_value(r))
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -21,9 +21,10 @@ use crate::json_document::{
     call_arguments, call_id, call_name, call_object, find_documents, integrity, is_whole_reply,
     report_integrity, text_of, Doc, Node,
 };
+use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 const ID: &str = "openai_chat";
 

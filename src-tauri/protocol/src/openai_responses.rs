@@ -18,9 +18,10 @@ use crate::json_document::{
     call_arguments, call_id, call_name, call_object, find_documents, integrity, is_whole_reply,
     report_integrity, Doc, Node,
 };
+use crate::prompt::result_value;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
-use crate::{result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 const ID: &str = "openai_responses";
 

@@ -5,9 +5,10 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::prompt::{each_result, function_objects, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const FUNCTOOLS: &str = "functools";
 
@@ -32,11 +33,8 @@ impl Protocol for Phi4Mini {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let list: Vec<serde_json::Value> = function_definitions(tools)
-            .into_iter()
-            .map(|mut d| d["function"].take())
-            .collect();
-        format!("<|tool|>{}<|/tool|>", serde_json::Value::Array(list))
+        let list = function_objects(tools);
+        format!("<|tool|>{}<|/tool|>", list)
     }
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {
@@ -44,10 +42,9 @@ impl Protocol for Phi4Mini {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| format!("<|tool_response|>{}<|end|>", result_value(r)))
-            .collect()
+        each_result(results, |r| {
+            format!("<|tool_response|>{}<|end|>", result_value(r))
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

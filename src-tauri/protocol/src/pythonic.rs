@@ -17,10 +17,11 @@
 use crate::balanced::Syntax;
 use crate::calls::{error, push_request, warning, Call};
 use crate::framing::{self, Block, Close, Framing, Open, Rule, THINK};
+use crate::prompt::{function_definitions, result_value};
 use crate::pylit::{self, ErrorKind};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const PYTHON_START: &str = "<|python_start|>";
 pub const PYTHON_END: &str = "<|python_end|>";

@@ -42,9 +42,10 @@ use serde_json::{Map, Value};
 
 use crate::calls::{error, push_request, warning, Call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const TOOL_CALL_OPEN: &str = "<tool_call>";
 pub const TOOL_CALL_CLOSE: &str = "</tool_call>";

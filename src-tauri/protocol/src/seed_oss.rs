@@ -19,9 +19,10 @@ use serde_json::Value;
 
 use crate::framing::{self, Block, Close, Framing, Rule};
 use crate::minimax_m2::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::prompt::{each_result, function_definitions};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<seed:tool_call>";
 pub const CLOSE: &str = "</seed:tool_call>";
@@ -78,10 +79,9 @@ impl Protocol for SeedOss {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| format!("<seed:bos>tool\n{}<seed:eos>", result_text(r)))
-            .collect()
+        each_result(results, |r| {
+            format!("<seed:bos>tool\n{}<seed:eos>", result_text(r))
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

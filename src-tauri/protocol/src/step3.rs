@@ -16,9 +16,10 @@
 use crate::calls::{error, warning};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::minimax_m2::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_OPEN: &str = "<｜tool_call_begin｜>";
 pub const CALL_CLOSE: &str = "<｜tool_call_end｜>";
@@ -85,10 +86,9 @@ impl Protocol for Step3 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| format!("<|BOT|>tool_response\n{}<|EOT|>", result_text(r)))
-            .collect()
+        each_result(results, |r| {
+            format!("<|BOT|>tool_response\n{}<|EOT|>", result_text(r))
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

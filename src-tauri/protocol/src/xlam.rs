@@ -8,9 +8,10 @@ use serde_json::{json, Value};
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, JSON_VALUE, THINK};
+use crate::prompt::{function_objects, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, result_value, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 const FRAMING: Framing = Framing {
     rules: &[
@@ -33,16 +34,13 @@ impl Protocol for Xlam {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let list: Vec<Value> = function_definitions(tools)
-            .into_iter()
-            .map(|mut d| d["function"].take())
-            .collect();
+        let list = function_objects(tools);
         format!(
             "[BEGIN OF AVAILABLE TOOLS]\n{}\n[END OF AVAILABLE TOOLS]\n\n[BEGIN OF FORMAT INSTRUCTION]\n\
              The output MUST strictly adhere to the following JSON format, and NO other text MUST be \
              included.\n```json\n[{{\"name\": \"tool_name\", \"arguments\": {{\"arg\": \"value\"}}}}]\n```\n\
              [END OF FORMAT INSTRUCTION]\n",
-            Value::Array(list)
+            list
         )
     }
 

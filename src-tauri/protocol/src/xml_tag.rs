@@ -12,9 +12,10 @@
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::json_strict::{example_call, tool_call_results};
+use crate::prompt::function_definitions;
 use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::{function_definitions, Protocol, ToolDefinitionInput};
+use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_OPEN: &str = "<tool_code>";
 pub const CALL_CLOSE: &str = "</tool_code>";

@@ -1,0 +1,72 @@
+//! What formats share when they show tools to a model and feed results back: the tool list in
+//! the shapes chat templates embed, and the value a template shows for a result.
+//!
+//! Chat templates differ in their wrappers, not in what they wrap; keeping the wrapped parts
+//! here means a change to how a method or a result is rendered reaches every format at once.
+
+use serde_json::{json, Value};
+
+use crate::result::ToolExecutionResult;
+use crate::ToolDefinitionInput;
+
+/// The tools as OpenAI-style function definitions, which most open-model chat templates embed.
+pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
+    tools
+        .iter()
+        .flat_map(|tool| {
+            tool.methods.iter().map(move |method| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.routing_name(method),
+                        "description": method.description,
+                        "parameters": method.parameters,
+                    }
+                })
+            })
+        })
+        .collect()
+}
+
+/// A result's content as the JSON value a template shows: parsed if the text is JSON.
+pub fn result_value(result: &ToolExecutionResult) -> Value {
+    if let Some(error) = &result.error {
+        return json!({"error": {"kind": error.kind.as_str(), "message": result.result}});
+    }
+    serde_json::from_str(&result.result).unwrap_or_else(|_| Value::String(result.result.clone()))
+}
+
+/// The tools as bare function objects (`{"name", "description", "parameters"}`), the JSON list
+/// that templates without the `{"type": "function"}` wrapper embed.
+pub fn function_objects(tools: &[ToolDefinitionInput]) -> Value {
+    function_definitions(tools)
+        .into_iter()
+        .map(|mut definition| definition["function"].take())
+        .collect()
+}
+
+/// The tools as TypeScript function types in a `functions` namespace body, how the harmony
+/// (gpt-oss) and Functionary v3.2 templates declare them: `// description` and
+/// `type name = (_: {parameters}) => any;`, one per method.
+pub fn typescript_functions(tools: &[ToolDefinitionInput]) -> String {
+    let mut out = String::new();
+    for definition in function_definitions(tools) {
+        let f = &definition["function"];
+        out.push_str(&format!(
+            "// {}\ntype {} = (_: {}) => any;\n\n",
+            f["description"].as_str().unwrap_or_default(),
+            f["name"].as_str().unwrap_or_default(),
+            f["parameters"]
+        ));
+    }
+    out
+}
+
+/// Each result rendered by `render`, concatenated: templates that send every result as its
+/// own message.
+pub fn each_result(
+    results: &[ToolExecutionResult],
+    render: impl Fn(&ToolExecutionResult) -> String,
+) -> String {
+    results.iter().map(render).collect()
+}
