@@ -18,10 +18,10 @@
 use serde_json::{json, Map, Value};
 
 use crate::calls::{error, push_request, warning, Call};
-use crate::json_document::{
-    call_id, call_name, call_object, find_documents, integrity, is_generated_id, is_whole_reply,
-    report_integrity, Doc, Node,
-};
+use crate::json_document::calls::{call_id, call_name, call_object, integrity, report_integrity};
+use crate::json_document::found::{find_documents, is_whole_reply};
+use crate::json_document::offsets::is_generated_id;
+use crate::json_document::{Doc, Node};
 use crate::prompt::result_value;
 use crate::request::{json_kind, DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;

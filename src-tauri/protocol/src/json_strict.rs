@@ -17,10 +17,11 @@
 use serde_json::{json, Value};
 
 use crate::calls::{error, push_request, warning, Call};
-use crate::json_document::{
-    call_arguments, call_id, call_name, call_object, find_documents, integrity, report_integrity,
-    Doc, Node,
+use crate::json_document::calls::{
+    call_arguments, call_id, call_name, call_object, integrity, report_integrity,
 };
+use crate::json_document::found::find_documents;
+use crate::json_document::{Doc, Node};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;

@@ -17,10 +17,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::calls::{error, push_request, warning, Call};
-use crate::json_document::{
-    call_arguments, call_id, call_name, call_object, find_documents, integrity, is_whole_reply,
-    report_integrity, text_of, Doc, Node,
+use crate::json_document::calls::{
+    call_id, call_object, integrity, name_and_arguments, report_integrity, text_of,
 };
+use crate::json_document::found::{find_documents, is_whole_reply};
+use crate::json_document::{Doc, Node};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
@@ -305,17 +306,13 @@ fn read_tool_call(text: &Doc, node: Node, label: &str, out: &mut ParseOutput) {
         );
         return;
     };
-    let Some(name) = call_name(&function, "name", label, node.span, out) else {
-        return;
-    };
-    let arguments_node = node
-        .get(text, "function")
-        .and_then(|f| f.get(text, "arguments"));
-    let Some(args) = call_arguments(
+    let function_node = node.get(text, "function");
+    let keys = ["name", "arguments"];
+    let Some((name, args)) = name_and_arguments(
         text,
-        function.remove("arguments"),
-        arguments_node,
-        "arguments",
+        &mut function,
+        function_node,
+        keys,
         label,
         node.span,
         out,
@@ -332,18 +329,10 @@ fn read_tool_call_legacy(text: &Doc, node: Node, out: &mut ParseOutput) {
     let Some(mut map) = call_object(text, node, label, out) else {
         return;
     };
-    let Some(name) = call_name(&map, "name", label, node.span, out) else {
-        return;
-    };
-    let Some(args) = call_arguments(
-        text,
-        map.remove("arguments"),
-        node.get(text, "arguments"),
-        "arguments",
-        label,
-        node.span,
-        out,
-    ) else {
+    let keys = ["name", "arguments"];
+    let Some((name, args)) =
+        name_and_arguments(text, &mut map, Some(node), keys, label, node.span, out)
+    else {
         return;
     };
     push_request(

@@ -14,10 +14,11 @@
 use serde_json::{json, Value};
 
 use crate::calls::{push_request, warning, Call};
-use crate::json_document::{
-    call_arguments, call_id, call_name, call_object, find_documents, integrity, is_whole_reply,
-    report_integrity, Doc, Node,
+use crate::json_document::calls::{
+    call_id, call_object, integrity, name_and_arguments, report_integrity,
 };
+use crate::json_document::found::{find_documents, is_whole_reply};
+use crate::json_document::{Doc, Node};
 use crate::prompt::result_value;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
@@ -214,18 +215,10 @@ fn read_function_call(text: &Doc, node: Node, label: &str, out: &mut ParseOutput
     let Some(mut map) = call_object(text, node, label, out) else {
         return;
     };
-    let Some(name) = call_name(&map, "name", label, node.span, out) else {
-        return;
-    };
-    let Some(args) = call_arguments(
-        text,
-        map.remove("arguments"),
-        node.get(text, "arguments"),
-        "arguments",
-        label,
-        node.span,
-        out,
-    ) else {
+    let keys = ["name", "arguments"];
+    let Some((name, args)) =
+        name_and_arguments(text, &mut map, Some(node), keys, label, node.span, out)
+    else {
         return;
     };
     let id = call_id(&map, "call_id").or_else(|| call_id(&map, "id"));
