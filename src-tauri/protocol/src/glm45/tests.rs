@@ -1,0 +1,107 @@
+//! Tests of `glm45`, kept beside it so the module itself stays readable.
+
+use super::*;
+use crate::minimax_m2::summary;
+use crate::parser;
+use crate::ProtocolSet;
+use serde_json::{json, Value};
+
+fn parse(text: &str) -> Value {
+    summary(&Glm45, text)
+}
+
+#[test]
+fn name_and_pairs() {
+    let v = parse(
+        "<think>hmm</think>Sure.\n<tool_call>weather_get\n<arg_key>city</arg_key>\n\
+         <arg_value>北京</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+    );
+    assert_eq!(v["calls"][0]["name"], "weather_get");
+    assert_eq!(v["calls"][0]["args"], json!({"city": "北京", "days": "3"}));
+    assert_eq!(v["calls"][0]["untyped"], true);
+    assert_eq!(v["diagnostics"], json!([]));
+    assert_eq!(v["content"], "Sure.");
+}
+
+#[test]
+fn glm_47_writes_no_newline_after_the_name() {
+    let v = parse("<tool_call>f<arg_key>a</arg_key><arg_value>[1, 2]</arg_value></tool_call><tool_call>g</tool_call>");
+    assert_eq!(v["calls"][0]["args"], json!({"a": "[1, 2]"}));
+    assert_eq!(v["calls"][1]["name"], "g");
+    assert_eq!(v["calls"][1]["args"], json!({}));
+}
+
+#[test]
+fn json_and_qwen_bodies_are_named() {
+    let v = parse("<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>");
+    assert_eq!(v["calls"], json!([]));
+    assert_eq!(v["diagnostics"][0]["code"], "invalid_json");
+    assert_eq!(
+        v["diagnostics"][0]["at"],
+        "{\"name\": \"f\", \"arguments\": {}}"
+    );
+    let v = parse("<tool_call>\n<function=f>\n</function>\n</tool_call>");
+    assert_eq!(v["calls"], json!([]));
+    assert!(v["diagnostics"][0]["at"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("<function=f>")));
+}
+
+#[test]
+fn broken_pairs_skip_their_call_only() {
+    let v = parse(
+        "<tool_call>a\n<arg_key>x</arg_key>\n<arg_value>1\n<arg_key>y</arg_key>\n<arg_value>2</arg_value>\n</tool_call>\
+         <tool_call>b\n<arg_key>x\n</tool_call>\
+         <tool_call>c\n<arg_key>x</arg_key> 5\n</tool_call>\
+         <tool_call>\n<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>\
+         <tool_call>d\n<arg_key>k</arg_key><arg_value>1</arg_value><arg_key>k</arg_key><arg_value>2</arg_value></tool_call>",
+    );
+    assert_eq!(v["calls"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["calls"][0]["name"], "d");
+    assert_eq!(v["calls"][0]["args"], json!({"k": "2"}));
+    let codes: Vec<&Value> = v["diagnostics"]
+        .as_array()
+        .map(|d| d.iter().map(|d| &d["code"]).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        codes,
+        [
+            &json!("unclosed_value"),
+            &json!("unclosed_value"),
+            &json!("unclosed_value"),
+            &json!("missing_tool_name"),
+            &json!("duplicate_key"),
+        ]
+    );
+    assert_eq!(
+        v["diagnostics"][0]["at"],
+        "<arg_key>x</arg_key>\n<arg_value>1\n"
+    );
+    assert_eq!(v["diagnostics"][1]["at"], "<arg_key>x\n");
+    assert_eq!(v["diagnostics"][2]["at"], "<arg_key>x</arg_key>");
+}
+
+#[test]
+fn cut_off_after_a_value_is_decoded_inside_one_is_not() {
+    let v = parse("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n");
+    assert_eq!(v["calls"][0]["args"], json!({"a": "1"}));
+    assert_eq!(v["diagnostics"][0]["severity"], "warning");
+    let v = parse("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1");
+    assert_eq!(v["calls"], json!([]));
+    assert_eq!(v["diagnostics"][1]["severity"], "error");
+}
+
+#[test]
+fn auto_detect_tells_glm_from_hermes() {
+    let set = ProtocolSet::standard();
+    let hermes = "<tool_call>\n{\"name\": \"echo_echo\", \"arguments\": {\"message\": \"hi\"}}\n</tool_call>";
+    let report = parser::parse(&set, hermes, None).expect("auto");
+    assert_eq!(report.format, "hermes");
+    assert_eq!(report.requests.len(), 1);
+    let glm =
+        "<tool_call>echo_echo\n<arg_key>message</arg_key>\n<arg_value>hi</arg_value>\n</tool_call>";
+    let report = parser::parse(&set, glm, None).expect("auto");
+    assert_eq!(report.format, "glm45");
+    assert_eq!(report.requests.len(), 1);
+    assert!(!report.has_errors(), "{:?}", report.diagnostics);
+}
