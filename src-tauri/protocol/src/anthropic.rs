@@ -21,6 +21,7 @@ use crate::json_document::calls::{
 };
 use crate::json_document::found::{find_documents, is_whole_reply};
 use crate::json_document::{Doc, Node};
+use crate::prompt::{per_method, pretty};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -50,19 +51,14 @@ impl Protocol for Anthropic {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let definitions: Vec<Value> = tools
-            .iter()
-            .flat_map(|tool| {
-                tool.methods.iter().map(move |method| {
-                    json!({
-                        "name": tool.routing_name(method),
-                        "description": method.description,
-                        "input_schema": method.parameters,
-                    })
-                })
+        let definitions = per_method(tools, |name, method| {
+            json!({
+                "name": name,
+                "description": method.description,
+                "input_schema": method.parameters,
             })
-            .collect();
-        serde_json::to_string_pretty(&Value::Array(definitions)).unwrap_or_default()
+        });
+        pretty(&Value::Array(definitions))
     }
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {
@@ -81,8 +77,7 @@ impl Protocol for Anthropic {
                 })
             })
             .collect();
-        serde_json::to_string_pretty(&json!({"role": "user", "content": blocks}))
-            .unwrap_or_default()
+        pretty(&json!({"role": "user", "content": blocks}))
     }
 
     fn signature(&self) -> super::detect::Signature {

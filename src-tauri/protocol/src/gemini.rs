@@ -22,7 +22,7 @@ use crate::json_document::calls::{call_id, call_name, call_object, integrity, re
 use crate::json_document::found::{find_documents, is_whole_reply};
 use crate::json_document::offsets::is_generated_id;
 use crate::json_document::{Doc, Node};
-use crate::prompt::result_value;
+use crate::prompt::{per_method, pretty, result_value};
 use crate::request::{json_kind, DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -42,20 +42,14 @@ impl Protocol for Gemini {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let declarations: Vec<Value> = tools
-            .iter()
-            .flat_map(|tool| {
-                tool.methods.iter().map(move |method| {
-                    json!({
-                        "name": tool.routing_name(method),
-                        "description": method.description,
-                        "parametersJsonSchema": method.parameters,
-                    })
-                })
+        let declarations = per_method(tools, |name, method| {
+            json!({
+                "name": name,
+                "description": method.description,
+                "parametersJsonSchema": method.parameters,
             })
-            .collect();
-        serde_json::to_string_pretty(&json!([{ "functionDeclarations": declarations }]))
-            .unwrap_or_default()
+        });
+        pretty(&json!([{ "functionDeclarations": declarations }]))
     }
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {
@@ -82,7 +76,7 @@ impl Protocol for Gemini {
                 json!({ "functionResponse": call })
             })
             .collect();
-        serde_json::to_string_pretty(&json!({"role": "user", "parts": parts})).unwrap_or_default()
+        pretty(&json!({"role": "user", "parts": parts}))
     }
 
     fn signature(&self) -> super::detect::Signature {

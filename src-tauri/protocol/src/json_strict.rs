@@ -22,7 +22,7 @@ use crate::json_document::calls::{
 };
 use crate::json_document::found::find_documents;
 use crate::json_document::{Doc, Node};
-use crate::prompt::function_definitions;
+use crate::prompt::{function_definitions, pretty};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::{example_args, Protocol, ToolDefinitionInput};
@@ -48,10 +48,7 @@ impl Protocol for JsonStrict {
         let mut out = String::from(
             "# Tools\n\nYou can call the following tools, given as JSON function definitions:\n\n",
         );
-        out.push_str(
-            &serde_json::to_string_pretty(&Value::Array(function_definitions(tools)))
-                .unwrap_or_default(),
-        );
+        out.push_str(&pretty(&Value::Array(function_definitions(tools))));
         let example = example_call(tools, Some("call_1"));
         out.push_str(&format!(
             "\n\nTo call tools, reply with one JSON object (alone, or in a ```json code block) of \
@@ -60,7 +57,7 @@ impl Protocol for JsonStrict {
              unique \"id\". The results come back in a user message, one line per call:\n\
              {{\"tool_call_result\": {{\"toolCallId\": \"call_1\", \"result\": \"...\"}}}}\n\
              When you have the results, continue your answer.\n",
-            serde_json::to_string_pretty(&json!({ "tool_calls": [example] })).unwrap_or_default()
+            pretty(&json!({ "tool_calls": [example] }))
         ));
         out
     }

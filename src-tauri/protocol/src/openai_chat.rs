@@ -22,7 +22,7 @@ use crate::json_document::calls::{
 };
 use crate::json_document::found::{find_documents, is_whole_reply};
 use crate::json_document::{Doc, Node};
-use crate::prompt::{function_definitions, result_value};
+use crate::prompt::{function_definitions, pretty, result_value};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -42,7 +42,7 @@ impl Protocol for OpenAiChat {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        serde_json::to_string_pretty(&Value::Array(function_definitions(tools))).unwrap_or_default()
+        pretty(&Value::Array(function_definitions(tools)))
     }
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {
@@ -60,7 +60,7 @@ impl Protocol for OpenAiChat {
                 })
             })
             .collect();
-        serde_json::to_string_pretty(&Value::Array(messages)).unwrap_or_default()
+        pretty(&Value::Array(messages))
     }
 
     fn signature(&self) -> super::detect::Signature {

@@ -19,7 +19,7 @@ use crate::json_document::calls::{
 };
 use crate::json_document::found::{find_documents, is_whole_reply};
 use crate::json_document::{Doc, Node};
-use crate::prompt::result_value;
+use crate::prompt::{per_method, pretty, result_value};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -49,20 +49,15 @@ impl Protocol for OpenAiResponses {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let definitions: Vec<Value> = tools
-            .iter()
-            .flat_map(|tool| {
-                tool.methods.iter().map(move |method| {
-                    json!({
-                        "type": "function",
-                        "name": tool.routing_name(method),
-                        "description": method.description,
-                        "parameters": method.parameters,
-                    })
-                })
+        let definitions = per_method(tools, |name, method| {
+            json!({
+                "type": "function",
+                "name": name,
+                "description": method.description,
+                "parameters": method.parameters,
             })
-            .collect();
-        serde_json::to_string_pretty(&Value::Array(definitions)).unwrap_or_default()
+        });
+        pretty(&Value::Array(definitions))
     }
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {
@@ -85,7 +80,7 @@ impl Protocol for OpenAiResponses {
                 })
             })
             .collect();
-        serde_json::to_string_pretty(&Value::Array(items)).unwrap_or_default()
+        pretty(&Value::Array(items))
     }
 
     fn signature(&self) -> super::detect::Signature {

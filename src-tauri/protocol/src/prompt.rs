@@ -6,26 +6,44 @@
 
 use serde_json::{json, Value};
 
+use crate::method::MethodMetadata;
 use crate::result::ToolExecutionResult;
 use crate::ToolDefinitionInput;
 
-/// The tools as OpenAI-style function definitions, which most open-model chat templates embed.
-pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
+/// One value per method, in tool order, made by `shape` from the method's routing name and
+/// metadata: every API names the same three things (name, description, schema) its own way.
+pub fn per_method(
+    tools: &[ToolDefinitionInput],
+    shape: impl Fn(String, &MethodMetadata) -> Value,
+) -> Vec<Value> {
     tools
         .iter()
         .flat_map(|tool| {
-            tool.methods.iter().map(move |method| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": tool.routing_name(method),
-                        "description": method.description,
-                        "parameters": method.parameters,
-                    }
-                })
-            })
+            let shape = &shape;
+            tool.methods
+                .iter()
+                .map(move |method| shape(tool.routing_name(method), method))
         })
         .collect()
+}
+
+/// The tools as OpenAI-style function definitions, which most open-model chat templates embed.
+pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
+    per_method(tools, |name, method| {
+        json!({
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": method.description,
+                "parameters": method.parameters,
+            }
+        })
+    })
+}
+
+/// A JSON payload as API formats show it: pretty-printed.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
 /// A result's content as the JSON value a template shows: parsed if the text is JSON.

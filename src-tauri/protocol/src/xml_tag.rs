@@ -12,7 +12,7 @@
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::json_strict::{example_call, tool_call_results};
-use crate::prompt::function_definitions;
+use crate::prompt::{function_definitions, pretty};
 use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -44,10 +44,9 @@ impl Protocol for XmlTag {
         let mut out = String::from(
             "# Tools\n\nYou can call the following tools, given as JSON function definitions:\n\n",
         );
-        out.push_str(
-            &serde_json::to_string_pretty(&serde_json::Value::Array(function_definitions(tools)))
-                .unwrap_or_default(),
-        );
+        out.push_str(&pretty(&serde_json::Value::Array(function_definitions(
+            tools,
+        ))));
         let example = example_call(tools, None);
         out.push_str(&format!(
             "\n\nTo call a tool, write its name and arguments as JSON inside <tool_code> tags, \
