@@ -9,57 +9,17 @@
 
 mod fuzz_entry;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+mod fuzz_replay;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
-}
+use std::path::Path;
 
-fn files_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .map(|entry| entry.expect("readable fixture directory").path())
-        .filter(|path| path.is_file())
-        .collect();
-    files.sort();
-    files
-}
-
-/// Runs `entry` on each input, collecting the failures so one run names them all. A finding
-/// that was a timeout fails by taking too long: not a timing test (machines vary, and this is
-/// a debug build), the super-linear cases found so far take minutes.
-fn replay(target: &str, entry: fuzz_entry::Entry, inputs: &[(String, Vec<u8>)]) -> Vec<String> {
-    let mut failures = Vec::new();
-    for (name, data) in inputs {
-        let started = Instant::now();
-        if catch_unwind(AssertUnwindSafe(|| entry(data))).is_err() {
-            failures.push(format!("{target}: {name}"));
-        }
-        let elapsed = started.elapsed();
-        if elapsed > Duration::from_secs(20) {
-            failures.push(format!("{target}: {name} took {elapsed:?}"));
-        }
-    }
-    failures
-}
+use fuzz_replay::{findings, fixtures, parser_fixture_inputs, replay};
 
 #[test]
 fn every_fuzz_finding_replays_without_failing() {
-    let root = fixtures().join("fuzz");
     let mut failures = Vec::new();
     for (target, entry) in fuzz_entry::TARGETS {
-        let inputs: Vec<(String, Vec<u8>)> = files_in(&root.join(target))
-            .into_iter()
-            .map(|path| {
-                let data = std::fs::read(&path).expect("readable fixture");
-                (path.display().to_string(), data)
-            })
-            .collect();
-        failures.extend(replay(target, *entry, &inputs));
+        failures.extend(replay(target, *entry, &findings(target)));
     }
     assert!(failures.is_empty(), "failing fuzz fixtures: {failures:#?}");
 }
@@ -93,20 +53,7 @@ fn fuzz_fixture_directories_name_fuzz_targets() {
 /// assertions hold on well-formed replies, so a failure in the fuzzer is a real finding.
 #[test]
 fn the_fuzz_harness_accepts_every_parser_fixture() {
-    let parser = fixtures().join("parser");
-    let mut inputs = Vec::new();
-    for dir in files_in_dirs(&parser) {
-        let format = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-        let format = format.expect("named directory");
-        for path in files_in(&dir) {
-            if path.extension().is_some_and(|ext| ext == "txt") {
-                let mut data = format!("{format}\n").into_bytes();
-                data.extend(std::fs::read(&path).expect("readable fixture"));
-                inputs.push((path.display().to_string(), data));
-            }
-        }
-    }
-    assert!(inputs.len() > 100, "parser fixtures not found");
+    let inputs = parser_fixture_inputs();
     let mut failures = Vec::new();
     // large_reply is parse_format and stream on the input repeated to 512 KiB: the same
     // assertions, too slow for 300 fixtures in a debug build.
@@ -130,14 +77,4 @@ fn the_fuzz_dictionary_is_well_formed() {
         );
     }
     assert!(dict.contains("\"<tool_call>\"\n"), "{dict}");
-}
-
-fn files_in_dirs(dir: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("parser fixtures")
-        .map(|entry| entry.expect("readable directory").path())
-        .filter(|path| path.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
 }
