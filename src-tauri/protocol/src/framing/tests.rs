@@ -2,6 +2,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::balanced::Syntax;
+use crate::request::Severity;
 
 const TAGS: Framing = Framing {
     rules: &[

@@ -1,0 +1,144 @@
+//! Finding markers fast: substring searchers built once per scan, the set of bytes an opening
+//! marker may start with, and what is already known to be absent, so no stretch of a reply is
+//! searched twice for the same marker.
+
+use super::{Close, Framing, Open};
+
+/// A marker known not to start anywhere in `from..upto` of the reply. The reply only grows, so
+/// this stays true. It keeps a missing closing marker from being searched for through the rest
+/// of the reply once per unclosed block (`<tool_call><tool_call>…` was quadratic).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Absent {
+    pub(super) marker: &'static str,
+    pub(super) from: usize,
+    pub(super) upto: usize,
+}
+
+/// Whether `marker` is at `at`: yes, no, or maybe (the text ends inside a prefix of it).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Match {
+    Yes,
+    No,
+    Partial,
+}
+
+pub(super) fn match_at(text: &[u8], at: usize, marker: &str, eof: bool) -> Match {
+    let rest = &text[at..];
+    let marker = marker.as_bytes();
+    if rest.len() >= marker.len() {
+        if &rest[..marker.len()] == marker {
+            Match::Yes
+        } else {
+            Match::No
+        }
+    } else if !eof && marker.starts_with(rest) {
+        Match::Partial
+    } else {
+        Match::No
+    }
+}
+
+/// First position ≥ `from` where `marker` starts, or where the text ends inside a prefix of it.
+/// A full match can only begin before the last `marker.len() - 1` bytes, so it always comes
+/// before a partial one; SIMD substring search does the long stretches.
+pub(super) fn find_marker(
+    text: &[u8],
+    from: usize,
+    marker: &str,
+    finders: &Finders,
+    eof: bool,
+) -> Option<(usize, Match)> {
+    let needle = marker.as_bytes();
+    let haystack = text.get(from..)?;
+    if needle.is_empty() {
+        return None;
+    }
+    let found = match finders.get(marker) {
+        Some(finder) => finder.find(haystack),
+        None => memchr::memmem::find(haystack, needle),
+    };
+    if let Some(offset) = found {
+        return Some((from + offset, Match::Yes));
+    }
+    if eof {
+        return None;
+    }
+    let tail = text.len().saturating_sub(needle.len() - 1).max(from);
+    (tail..text.len())
+        .find(|&i| needle.starts_with(&text[i..]))
+        .map(|i| (i, Match::Partial))
+}
+
+/// A substring searcher per marker of a framing, built once per scan: building one costs about
+/// as much as searching a whole block for it, and a megabyte reply has thousands of blocks.
+#[derive(Debug, Clone)]
+pub(super) struct Finders(Box<[(&'static str, memchr::memmem::Finder<'static>)]>);
+
+impl Finders {
+    pub(super) fn new(framing: &Framing) -> Self {
+        let mut markers: Vec<&'static str> = Vec::new();
+        for rule in framing.rules {
+            if let Open::Marker(m) = rule.open {
+                markers.push(m);
+            }
+            match rule.close {
+                Close::Marker(m) | Close::Balanced { after: m, .. } => markers.push(m),
+                Close::Immediately | Close::UntilNext => {}
+            }
+        }
+        markers.retain(|m| !m.is_empty());
+        markers.sort_unstable();
+        markers.dedup();
+        Self(
+            markers
+                .into_iter()
+                .map(|m| (m, memchr::memmem::Finder::new(m.as_bytes())))
+                .collect(),
+        )
+    }
+
+    pub(super) fn get(&self, marker: &str) -> Option<&memchr::memmem::Finder<'static>> {
+        self.0.iter().find(|(m, _)| *m == marker).map(|(_, f)| f)
+    }
+}
+
+/// The distinct first bytes of a framing's opening markers, searched with memchr.
+#[derive(Debug, Clone)]
+pub(super) enum FirstBytes {
+    None,
+    One(u8),
+    Two(u8, u8),
+    Three(u8, u8, u8),
+    Table(Box<[bool; 256]>),
+}
+
+impl FirstBytes {
+    pub(super) fn new(bytes: &[u8]) -> Self {
+        let mut distinct: Vec<u8> = bytes.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        match distinct[..] {
+            [] => Self::None,
+            [a] => Self::One(a),
+            [a, b] => Self::Two(a, b),
+            [a, b, c] => Self::Three(a, b, c),
+            _ => {
+                let mut table = Box::new([false; 256]);
+                for b in distinct {
+                    table[usize::from(b)] = true;
+                }
+                Self::Table(table)
+            }
+        }
+    }
+
+    pub(super) fn find(&self, haystack: &[u8]) -> Option<usize> {
+        match self {
+            Self::None => None,
+            Self::One(a) => memchr::memchr(*a, haystack),
+            Self::Two(a, b) => memchr::memchr2(*a, *b, haystack),
+            Self::Three(a, b, c) => memchr::memchr3(*a, *b, *c, haystack),
+            Self::Table(table) => haystack.iter().position(|&b| table[usize::from(b)]),
+        }
+    }
+}

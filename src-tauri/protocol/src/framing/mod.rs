@@ -1,0 +1,205 @@
+//! Where calls sit in a reply: the one scanner every text format shares, batch and streaming.
+//!
+//! Most wire formats put each call (or a list of calls) between markers (`<tool_call>` …
+//! `</tool_call>`), after a marker as one JSON value (`[TOOL_CALLS] [...]`), or make the whole
+//! reply a call list (`[f(a=1)]`). A format describes that with a [`Framing`] and decodes one
+//! block at a time; this scanner finds the blocks, keeps reasoning (`<think>…</think>`) out of
+//! them, reports unclosed blocks without losing their neighbours, and collects the prose.
+//!
+//! The scanner is incremental: it only ever looks at bytes it has not decided yet (plus a
+//! marker's length of look-behind while a marker may still be arriving), so feeding a reply in
+//! 4-byte deltas costs the same as one pass over it. Batch parsing is the same scanner fed once,
+//! so the batch and streaming results cannot drift apart.
+
+use crate::balanced::Syntax;
+use crate::request::{Diagnostic, ParseOutput, Span};
+use crate::Protocol;
+
+mod markers;
+mod scanner;
+
+pub use scanner::Scanner;
+
+/// How a block begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// A literal marker anywhere in the reply; the body starts after it.
+    Marker(&'static str),
+    /// The reply itself (after leading whitespace or a reasoning block) starts with this text,
+    /// which belongs to the body (`[` of a pythonic call list).
+    TextStart(&'static str),
+}
+
+/// How a block ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Close {
+    /// Right after the opening marker: a token that only structures the reply.
+    Immediately,
+    /// At this marker. Another opening marker of the same rule before it means the block was
+    /// never closed: it is reported and the new block parsed.
+    Marker(&'static str),
+    /// At the next opening marker of the same rule (not consumed) or the end of the reply:
+    /// formats whose calls are only separated by their openers (`>>>name` in functionary).
+    UntilNext,
+    /// With the first balanced value (JSON or Python literal) after `after` (an inner marker,
+    /// or "" for right after the opening); only whitespace may precede the value.
+    Balanced { after: &'static str, syntax: Syntax },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Holds calls: handed to the format's decoder.
+    Call,
+    /// Reasoning text: never parsed as calls, not part of the content.
+    Reasoning,
+    /// A structural token (`<｜tool▁calls▁begin｜>`): neither calls nor content.
+    Token,
+}
+
+/// One kind of block in a format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub open: Open,
+    pub close: Close,
+    pub kind: BlockKind,
+    /// The reply may end inside such a block (generation stopped at end-of-sequence): the
+    /// body up to the end is still decoded, with a warning.
+    pub lenient_end: bool,
+    /// After such a block, this byte (after whitespace) starts another one (`;` in llama3).
+    pub separator: Option<u8>,
+}
+
+impl Rule {
+    pub const fn call(open: &'static str, close: Close) -> Self {
+        Self {
+            open: Open::Marker(open),
+            close,
+            kind: BlockKind::Call,
+            lenient_end: false,
+            separator: None,
+        }
+    }
+
+    pub const fn at_text_start(prefix: &'static str, close: Close) -> Self {
+        Self {
+            open: Open::TextStart(prefix),
+            close,
+            kind: BlockKind::Call,
+            lenient_end: false,
+            separator: None,
+        }
+    }
+
+    pub const fn reasoning(open: &'static str, close: &'static str) -> Self {
+        Self {
+            open: Open::Marker(open),
+            close: Close::Marker(close),
+            kind: BlockKind::Reasoning,
+            lenient_end: true,
+            separator: None,
+        }
+    }
+
+    pub const fn token(marker: &'static str) -> Self {
+        Self {
+            open: Open::Marker(marker),
+            close: Close::Immediately,
+            kind: BlockKind::Token,
+            lenient_end: true,
+            separator: None,
+        }
+    }
+
+    /// Decodes a block the reply ends in, instead of only reporting it.
+    pub const fn lenient(mut self) -> Self {
+        self.lenient_end = true;
+        self
+    }
+
+    pub const fn separated_by(mut self, byte: u8) -> Self {
+        self.separator = Some(byte);
+        self
+    }
+}
+
+/// `<think>` … `</think>`: reasoning, in every format that does not say otherwise.
+pub const THINK: Rule = Rule::reasoning("<think>", "</think>");
+
+/// Balanced JSON right after the opening marker.
+pub const JSON_VALUE: Close = Close::Balanced {
+    after: "",
+    syntax: Syntax::Json,
+};
+
+/// A format's blocks. Earlier rules win when two markers start at the same byte.
+#[derive(Debug, Clone, Copy)]
+pub struct Framing {
+    pub rules: &'static [Rule],
+}
+
+/// A block the scanner found, handed to the format's decoder. Spans are into the whole reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    /// Index into [`Framing::rules`].
+    pub rule: usize,
+    /// The block with its markers.
+    pub span: Span,
+    /// What the format decodes: between the markers (for balanced blocks: the value, plus what
+    /// came between the opening marker and `after`, i.e. `name[ARGS]{…}` in mistral v11).
+    pub body: Span,
+    /// False when the reply ended (or the next block began) before the block closed.
+    pub complete: bool,
+}
+
+/// What the scanner reports, in reply order. Spans are into the text fed so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScanEvent {
+    /// Prose outside every block (may come in several pieces).
+    Content(Span),
+    /// A call block began at this offset.
+    BlockStarted {
+        rule: usize,
+        start: usize,
+    },
+    /// More of the open call block's body arrived.
+    BodyDelta {
+        rule: usize,
+        span: Span,
+    },
+    /// A call block ended (or was cut off); decode it.
+    Block(Block),
+    /// A reasoning block ended (or the reply ended in it).
+    Reasoning(Span),
+    Diagnostic(Diagnostic),
+}
+
+/// Parses a whole reply with a framed format (one that returns a [`Framing`]).
+pub fn parse<P: Protocol + ?Sized>(decoder: &P, text: &str) -> ParseOutput {
+    let Some(framing) = decoder.framing() else {
+        return decoder.parse_tool_requests(text);
+    };
+    let mut scanner = Scanner::new(framing);
+    let mut events = Vec::new();
+    scanner.advance(text, true, &mut events);
+    let mut out = ParseOutput::default();
+    let mut content = String::new();
+    for event in events {
+        match event {
+            ScanEvent::Content(span) => content.push_str(&text[span.start..span.end]),
+            ScanEvent::Block(block) => {
+                decoder.decode_block(text, &block, &mut out);
+                // A decoder may find content inside a block (functionary's `>>>all`).
+                content.push_str(&std::mem::take(&mut out.content));
+            }
+            ScanEvent::Diagnostic(d) => out.diagnostics.push(d),
+            ScanEvent::BlockStarted { .. }
+            | ScanEvent::BodyDelta { .. }
+            | ScanEvent::Reasoning(_) => {}
+        }
+    }
+    out.content = content.trim().to_owned();
+    out
+}
+
+#[cfg(test)]
+mod tests;
