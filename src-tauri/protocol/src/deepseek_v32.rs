@@ -22,10 +22,10 @@ use serde_json::{Map, Value};
 
 use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
-use crate::minimax_m2::{decode_invokes, insert_arg, result_text, Markup, RawInvoke, TagStyle};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
+use crate::xml_markup::{decode_invokes, insert_arg, result_text, Markup, RawInvoke, TagStyle};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<｜DSML｜function_calls>";
@@ -189,7 +189,7 @@ fn typed_args(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::minimax_m2::summary;
+    use crate::xml_markup::summary;
     use serde_json::json;
 
     fn parse(text: &str) -> Value {

@@ -24,10 +24,10 @@ use serde_json::Map;
 use crate::calls::{error, push_request, Call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
 use crate::hermes::{CALL_CLOSE, CALL_OPEN};
-use crate::minimax_m2::{insert_arg, result_text, strip_one_newline, Finder};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
+use crate::xml_markup::{insert_arg, result_text, strip_one_newline, Finder};
 use crate::{Protocol, ToolDefinitionInput};
 
 const KEY_OPEN: &str = "<arg_key>";

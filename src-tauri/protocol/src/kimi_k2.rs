@@ -19,10 +19,10 @@
 
 use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
-use crate::minimax_m2::result_text;
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
+use crate::xml_markup::result_text;
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_OPEN: &str = "<|tool_call_begin|>";
@@ -157,7 +157,7 @@ fn split_id(id: &str) -> (&str, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::minimax_m2::summary;
+    use crate::xml_markup::summary;
     use serde_json::{json, Value};
 
     fn parse(text: &str) -> Value {

@@ -63,6 +63,7 @@ pub mod step3;
 pub mod stream;
 pub mod vcp;
 pub mod xlam;
+pub mod xml_markup;
 pub mod xml_tag;
 
 use std::sync::{Arc, OnceLock};

@@ -18,10 +18,10 @@
 use serde_json::Value;
 
 use crate::framing::{self, Block, Close, Framing, Rule};
-use crate::minimax_m2::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<seed:tool_call>";
@@ -149,7 +149,7 @@ fn py_type(spec: &Value) -> &'static str {
 mod tests {
     use super::*;
     use crate::method::MethodMetadata;
-    use crate::minimax_m2::summary;
+    use crate::xml_markup::summary;
     use serde_json::json;
 
     fn parse(text: &str) -> Value {

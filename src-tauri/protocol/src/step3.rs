@@ -15,10 +15,10 @@
 
 use crate::calls::{error, warning};
 use crate::framing::{self, Block, Close, Framing, Rule, THINK};
-use crate::minimax_m2::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_OPEN: &str = "<｜tool_call_begin｜>";
@@ -143,7 +143,7 @@ impl Protocol for Step3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::minimax_m2::summary;
+    use crate::xml_markup::summary;
     use serde_json::{json, Value};
 
     fn parse(text: &str) -> Value {

@@ -1,8 +1,8 @@
 //! Tests of `glm45`, kept beside it so the module itself stays readable.
 
 use super::*;
-use crate::minimax_m2::summary;
 use crate::parser;
+use crate::xml_markup::summary;
 use crate::ProtocolSet;
 use serde_json::{json, Value};
 

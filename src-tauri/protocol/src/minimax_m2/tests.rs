@@ -1,7 +1,9 @@
 //! Tests of `minimax_m2`, kept beside it so the module itself stays readable.
 
 use super::*;
+use crate::xml_markup::{summary, Finder};
 use serde_json::json;
+use serde_json::Value;
 
 fn parse(text: &str) -> Value {
     summary(&MinimaxM2, text)
