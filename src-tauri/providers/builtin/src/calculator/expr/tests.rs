@@ -2,6 +2,7 @@
 
 use super::*;
 use proptest::prelude::*;
+use std::f64::consts::{E, PI};
 
 fn eval_with(
     expression: &str,
