@@ -5,7 +5,7 @@
 //! prose. Results come back as numbered `Document:` entries in `<results>`.
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -52,10 +52,6 @@ impl Protocol for CommandR {
              parameters to input into the tool as they are defined in the specs\n    }\n]```\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::calls::{
     arguments, error, find_marker_in, parse_json, push_request, warning, ArgumentsOf, Call,
 };
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -87,10 +87,6 @@ impl Protocol for DeepSeekV3 {
             out.push_str(&format!("- `{name}`:\n```json\n{definition}\n```\n"));
         }
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -14,7 +14,7 @@ use crate::deepseek_v3::{
     call_block, checked_name, output_content, push_call, split_at_sep, CALLS_BEGIN, CALLS_END,
     CALL_BEGIN, CALL_END, FRAMING, OUTPUT_BEGIN, OUTPUT_END, SEP,
 };
-use crate::framing::{self, Block, Framing};
+use crate::framing::{Block, Framing};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
@@ -56,10 +56,6 @@ impl Protocol for DeepSeekV31 {
              - For multiple tool calls, chain them directly without separators or spaces\n"
         ));
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -21,7 +21,7 @@
 use serde_json::{Map, Value};
 
 use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
@@ -78,10 +78,6 @@ impl Protocol for DeepSeekV32 {
         }
         out.push_str("</functions>\n");
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

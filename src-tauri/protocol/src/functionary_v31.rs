@@ -5,7 +5,7 @@
 //! like Llama 3.1's.
 
 use crate::calls::{error, push_named_call};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -51,10 +51,6 @@ impl Protocol for FunctionaryV31 {
              <function=example_function_name>{\"example_name\": \"example_value\"}</function>\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

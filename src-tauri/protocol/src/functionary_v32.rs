@@ -5,7 +5,7 @@
 //! whose arguments are the JSON that follows.
 
 use crate::calls::{error, push_named_call};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, result_value, typescript_functions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -38,10 +38,6 @@ impl Protocol for FunctionaryV32 {
         out.push_str(&typescript_functions(tools));
         out.push_str("} // namespace functions\n");
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

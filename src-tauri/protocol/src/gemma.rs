@@ -4,7 +4,7 @@
 //! Gemma has no tool tokens; Google's function-calling guide has the prompt describe the tools
 //! and ask for a ```tool_code``` block, and feeds results back in a ```tool_output``` block.
 
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::pylines::push_call_lines;
 use crate::request::ParseOutput;
@@ -51,10 +51,6 @@ impl Protocol for Gemma {
             ));
         }
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

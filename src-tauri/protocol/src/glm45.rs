@@ -22,7 +22,7 @@
 use serde_json::Map;
 
 use crate::calls::{error, push_request, Call};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::hermes::{CALL_CLOSE, CALL_OPEN};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -71,10 +71,6 @@ impl Protocol for Glm45 {
              </tool_call>\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

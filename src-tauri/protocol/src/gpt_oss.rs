@@ -7,7 +7,7 @@
 //! <|channel|>commentary<|message|>…<|end|>`.
 
 use crate::calls::{error, push_named_call};
-use crate::framing::{self, Block, Close, Framing, Rule};
+use crate::framing::{Block, Close, Framing, Rule};
 use crate::prompt::{each_result, result_value, typescript_functions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -46,10 +46,6 @@ impl Protocol for GptOss {
         out.push_str(&typescript_functions(tools));
         out.push_str("} // namespace functions\n");
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -5,7 +5,7 @@
 //! `tool_response` turns. Granite 3.2+ may think in `<think>` first, which is never parsed.
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -39,10 +39,6 @@ impl Protocol for Granite {
             "<|start_of_role|>available_tools<|end_of_role|>\n{}<|end_of_text|>\n",
             serde_json::to_string_pretty(&list).unwrap_or_default()
         )
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -4,7 +4,7 @@
 //! object; results come back as `<|function_response|>` turns.
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -39,10 +39,6 @@ impl Protocol for Granite20bFc {
             out.push('\n');
         }
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -6,7 +6,7 @@
 //! end-of-sequence) is still decoded, with a warning.
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -49,10 +49,6 @@ impl Protocol for Hermes {
              {\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

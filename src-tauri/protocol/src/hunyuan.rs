@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::jamba::{CLOSE, OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
@@ -41,10 +41,6 @@ impl Protocol for Hunyuan {
             "You have these tools. To call them, reply inside <answer> with \
              <tool_calls>[{{\"name\": …, \"arguments\": {{…}}}}]</tool_calls>.\n<tools>{list}</tools>\n"
         )
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

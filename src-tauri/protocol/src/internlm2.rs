@@ -5,7 +5,7 @@
 //! turn.
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -37,10 +37,6 @@ impl Protocol for InternLm2 {
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
         let list = function_objects(tools);
         format!("<|im_start|>system name=<|plugin|>\n{}<|im_end|>\n", list)
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -39,10 +39,6 @@ impl Protocol for Jamba {
              <tool_calls> and </tool_calls>: [{{\"name\": …, \"arguments\": {{…}}}}]\n\n{}\n",
             serde_json::to_string_pretty(&list).unwrap_or_default()
         )
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -18,7 +18,7 @@
 //! the call with its balanced JSON instead would lose the diagnostic for a missing end token.)
 
 use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -55,10 +55,6 @@ impl Protocol for KimiK2 {
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
         let list = serde_json::Value::Array(function_definitions(tools));
         format!("<|im_system|>tool_declare<|im_middle|>{list}<|im_end|>")
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -6,7 +6,7 @@
 //! `<|tool_response_end|>`.
 
 use crate::calls::error;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
 use crate::pythonic::push_call_list;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -42,10 +42,6 @@ impl Protocol for Lfm2 {
             "List of tools: <|tool_list_start|>{}<|tool_list_end|>",
             list
         )
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

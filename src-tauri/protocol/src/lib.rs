@@ -101,7 +101,10 @@ pub trait Protocol: Send + Sync {
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String;
 
     /// Extracts every call in `text`. Must not panic on any input; problems become diagnostics.
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput;
+    /// Framed formats get it from the shared scanner; whole-document formats write their own.
+    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
+        framing::parse(self, text)
+    }
 
     /// Renders results the way this format feeds them back to the model.
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String;

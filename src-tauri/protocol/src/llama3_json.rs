@@ -6,7 +6,7 @@
 //! end-of-turn tokens a raw completion may carry are dropped from the content.
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -52,10 +52,6 @@ impl Protocol for Llama3Json {
             out.push_str("\n\n");
         }
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -43,10 +43,6 @@ impl Protocol for LongCat {
              <args-json-object>}}\n{CLOSE}\n"
         ));
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

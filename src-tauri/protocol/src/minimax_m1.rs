@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use crate::calls::{call_from_json, error, parse_json, push_request};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::jamba::{CLOSE, OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -41,10 +41,6 @@ impl Protocol for MinimaxM1 {
              {\"name\": <tool-name-1>, \"arguments\": <args-json-object-1>}\n...\n</tool_calls>\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

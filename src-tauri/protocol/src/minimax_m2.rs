@@ -14,7 +14,7 @@
 //! them from the method's schema. Reasoning is in `<think>`. Tools are presented as one JSON
 //! object per `<tool>` line in `<tools>`; results go back as `<response>` elements of a tool turn.
 
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::function_definitions;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -66,10 +66,6 @@ impl Protocol for MinimaxM2 {
              </minimax:tool_call>\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -8,7 +8,7 @@
 use serde_json::json;
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -46,10 +46,6 @@ impl Protocol for Mistral {
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
         available_tools(tools)
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::balanced::Syntax;
 use crate::calls::{error, find_marker_in, push_named_call};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::mistral::{available_tools, THINK_CLOSE, THINK_OPEN, TOOL_CALLS};
 use crate::prompt::result_value;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -47,10 +47,6 @@ impl Protocol for MistralV11 {
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
         available_tools(tools)
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -4,7 +4,7 @@
 //! The tools are listed as JSON in the system turn (`<functions>…</functions>`); results go
 //! back as `environment` turns.
 
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
 use crate::pylines::push_call_lines;
 use crate::request::ParseOutput;
@@ -39,10 +39,6 @@ impl Protocol for Olmo3 {
              <functions>{}</functions>\n",
             list
         )
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -4,7 +4,7 @@
 //! turn; the model answers with the word `functools` directly followed by a JSON list of calls.
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -35,10 +35,6 @@ impl Protocol for Phi4Mini {
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
         let list = function_objects(tools);
         format!("<|tool|>{}<|/tool|>", list)
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

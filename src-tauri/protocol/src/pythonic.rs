@@ -16,7 +16,7 @@
 
 use crate::balanced::Syntax;
 use crate::calls::{error, push_request, warning, Call};
-use crate::framing::{self, Block, Close, Framing, Open, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Open, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::pylit::{self, ErrorKind};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -76,10 +76,6 @@ impl Protocol for Pythonic {
         out.push_str(&serde_json::to_string_pretty(&definitions).unwrap_or_default());
         out.push('\n');
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

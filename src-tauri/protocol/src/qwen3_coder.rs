@@ -41,7 +41,7 @@
 use serde_json::{Map, Value};
 
 use crate::calls::{error, push_request, warning, Call};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -103,10 +103,6 @@ impl Protocol for Qwen3Coder {
              current knowledge and do not tell the user about function calls\n</IMPORTANT>\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

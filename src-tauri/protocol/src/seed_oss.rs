@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 
-use crate::framing::{self, Block, Close, Framing, Rule};
+use crate::framing::{Block, Close, Framing, Rule};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -72,10 +72,6 @@ impl Protocol for SeedOss {
              that can span\nmultiple lines</parameter>\n</function>\n</seed:tool_call>\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -14,7 +14,7 @@
 //! results go back as `tool_response` turns.
 
 use crate::calls::{error, warning};
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -79,10 +79,6 @@ impl Protocol for Step3 {
              self-contained within a single <｜tool_call_begin｜>…<｜tool_call_end｜> block.\n",
         );
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

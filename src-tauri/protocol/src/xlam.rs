@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, JSON_VALUE, THINK};
+use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_objects, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -42,10 +42,6 @@ impl Protocol for Xlam {
              [END OF FORMAT INSTRUCTION]\n",
             list
         )
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

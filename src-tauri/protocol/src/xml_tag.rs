@@ -10,7 +10,7 @@
 //! `{"tool_call_result": {"toolCallId", "result"}}` message as JSON_Strict (seed 003 §3.3).
 
 use crate::calls::push_json_calls;
-use crate::framing::{self, Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::json_strict::{example_call, tool_call_results};
 use crate::prompt::{function_definitions, pretty};
 use crate::request::{ParseOutput, Span};
@@ -59,10 +59,6 @@ impl Protocol for XmlTag {
              When you have the results, continue your answer.\n"
         ));
         out
-    }
-
-    fn parse_tool_requests(&self, text: &str) -> ParseOutput {
-        framing::parse(self, text)
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {

@@ -12,7 +12,7 @@
 //! so the batch and streaming results cannot drift apart.
 
 use crate::balanced::Syntax;
-use crate::request::{Diagnostic, ParseOutput, Span};
+use crate::request::{Diagnostic, DiagnosticCode, ParseOutput, Severity, Span};
 use crate::Protocol;
 
 mod markers;
@@ -173,10 +173,23 @@ pub enum ScanEvent {
     Diagnostic(Diagnostic),
 }
 
-/// Parses a whole reply with a framed format (one that returns a [`Framing`]).
+/// Parses a whole reply with a framed format (one that returns a [`Framing`]). This is every
+/// format's default `parse_tool_requests`, so a format with no framing must write its own; one
+/// that forgets gets this error rather than an empty result that looks like "no calls".
 pub fn parse<P: Protocol + ?Sized>(decoder: &P, text: &str) -> ParseOutput {
     let Some(framing) = decoder.framing() else {
-        return decoder.parse_tool_requests(text);
+        return ParseOutput {
+            diagnostics: vec![Diagnostic {
+                severity: Severity::Error,
+                code: DiagnosticCode::InternalError,
+                message: format!(
+                    "format '{}' has no framing and does not parse replies itself",
+                    decoder.id()
+                ),
+                span: Span::new(0, 0),
+            }],
+            ..ParseOutput::default()
+        };
     };
     let mut scanner = Scanner::new(framing);
     let mut events = Vec::new();

@@ -175,6 +175,34 @@ fn until_next_blocks_end_at_the_next_opener_or_the_end() {
     assert_eq!(s.content, "hi ");
 }
 
+/// A format with neither a framing nor its own parse (a mistake) reports it instead of
+/// looking like a reply with no calls.
+#[test]
+fn a_format_without_framing_or_parse_says_so() {
+    struct Unframed;
+    impl Protocol for Unframed {
+        fn id(&self) -> &'static str {
+            "unframed"
+        }
+        fn label(&self) -> &'static str {
+            "unframed"
+        }
+        fn generate_tool_definitions(&self, _tools: &[crate::ToolDefinitionInput]) -> String {
+            String::new()
+        }
+        fn format_tool_results(&self, _results: &[crate::result::ToolExecutionResult]) -> String {
+            String::new()
+        }
+    }
+    let out = Unframed.parse_tool_requests("<call>{}</call>");
+    assert!(out.requests.is_empty());
+    assert_eq!(out.diagnostics.len(), 1);
+    assert_eq!(out.diagnostics[0].code, DiagnosticCode::InternalError);
+    assert!(out.diagnostics[0]
+        .message
+        .contains("'unframed' has no framing"));
+}
+
 proptest! {
     #[test]
     fn any_chunking_gives_the_same_result(
