@@ -11,6 +11,7 @@ pub mod cycle;
 pub mod discovery;
 pub mod executor;
 pub mod history;
+pub mod naming;
 pub mod redact;
 pub mod registry;
 pub mod set_aside;

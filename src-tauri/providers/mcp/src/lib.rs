@@ -2,7 +2,7 @@
 //!
 //! Each configured server (a child process over stdio, or a streamable-HTTP endpoint) becomes
 //! one tool in the engine's [`toolscope_engine::Registry`], with one method per MCP tool
-//! ([`naming`] explains the routing names). [`sources::McpSources`] keeps the configured
+//! ([`toolscope_engine::naming`] explains the routing names). [`sources::McpSources`] keeps the configured
 //! servers, their status and stderr, asks before starting a new command line, reconnects, and
 //! follows `notifications/tools/list_changed`. The engine stays free of MCP: calls reach the
 //! servers through the same `Tool` trait as built-in tools, so the executor's timeout,
@@ -10,7 +10,6 @@
 
 pub mod config;
 pub mod connection;
-pub mod naming;
 pub mod progress;
 pub mod result;
 mod server_log;

@@ -18,8 +18,8 @@ use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 use crate::config::McpServerConfig;
 use crate::connection::{connect, ConnectOptions, Connection, ServerLog};
-use crate::naming::MethodNames;
 use crate::tool::{describe, McpTool};
+use toolscope_engine::naming::MethodNames;
 
 mod files;
 pub use files::{Approvals, SourceFiles};
@@ -134,7 +134,7 @@ impl Source {
     /// The live connection and the MCP name of `method`, or why a call cannot be made.
     pub(crate) fn route(&self, method: &str) -> Result<(Arc<Connection>, String), ToolFailure> {
         let live = self.live();
-        let Some(mcp_name) = live.names.mcp_name(method).map(str::to_owned) else {
+        let Some(mcp_name) = live.names.original(method).map(str::to_owned) else {
             return Err(ToolFailure::UnknownMethod(method.to_owned()));
         };
         match (&live.connection, &live.status) {

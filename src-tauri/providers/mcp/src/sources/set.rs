@@ -13,7 +13,7 @@ use super::{
 };
 use crate::config::{import, ConfigError, ImportReport, McpServerConfig};
 use crate::connection::ServerLog;
-use crate::naming::{tool_id_for_server, MethodNames};
+use toolscope_engine::naming::{tool_id_for, MethodNames};
 
 pub struct McpSources {
     registry: Arc<Registry>,
@@ -173,7 +173,7 @@ impl McpSources {
         if name.is_empty() {
             return Err(SourceError::EmptyName);
         }
-        let tool_id = tool_id_for_server(&name);
+        let tool_id = tool_id_for(&name, "mcp");
         let mut map = self.map();
         if map.contains_key(&name) {
             return Err(SourceError::Duplicate(name));

@@ -1,14 +1,16 @@
-//! Routing names for MCP tools.
+//! Routing names for tools whose own names come from elsewhere: MCP servers' tools and imported
+//! tool definitions.
 //!
 //! A routing name is `{toolId}_{methodName}`, split at the last `_`, so a method name may not
-//! contain `_`; MCP tool names often do (`get_weather`), and may also hold `.` or `/`. Each MCP
-//! server becomes one tool whose id is the server's name, and each of its MCP tools one method
-//! whose name is the MCP name with every character outside `[A-Za-z0-9-]` replaced by `-`
-//! (`get_weather` → `get-weather`, routing name `weather_get-weather`). That keeps routing names
-//! inside what every API format accepts for a function name (`[A-Za-z0-9_-]`). Two MCP names
-//! that map to the same method name (`get_x` and `get-x`) are told apart by a numeric suffix in
-//! the server's listing order (`get-x`, `get-x-2`). The mapping is kept per server, so a call
-//! always reaches the MCP tool it was listed for, whatever its original spelling.
+//! contain `_`; foreign tool names often do (`get_weather`), and may also hold `.` or `/`
+//! (`math.factorial`). Each server or imported set becomes one tool whose id is its name, and
+//! each of its tools one method whose name is the original name with every character outside
+//! `[A-Za-z0-9-]` replaced by `-` (`get_weather` → `get-weather`, routing name
+//! `weather_get-weather`). That keeps routing names inside what every API format accepts for a
+//! function name (`[A-Za-z0-9_-]`). Two original names that map to the same method name
+//! (`get_x` and `get-x`) are told apart by a numeric suffix in listing order (`get-x`,
+//! `get-x-2`). The mapping is kept per tool, so a call always reaches the original it was listed
+//! for, whatever its spelling.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -16,9 +18,10 @@ use std::collections::{BTreeMap, HashSet};
 /// APIs cap the whole function name at 64 characters, so long names are cut, not refused.
 const MAX_METHOD_NAME: usize = 64;
 
-/// A server name as a tool id: letters, digits, `-`, `_` and `.` kept, anything else `-`.
-pub fn tool_id_for_server(server_name: &str) -> String {
-    let id: String = server_name
+/// A display name (an MCP server's, an imported set's) as a tool id: letters, digits, `-`, `_`
+/// and `.` kept, anything else `-`; `fallback` when nothing is left.
+pub fn tool_id_for(display_name: &str, fallback: &str) -> String {
+    let id: String = display_name
         .trim()
         .chars()
         .map(|c| {
@@ -30,15 +33,15 @@ pub fn tool_id_for_server(server_name: &str) -> String {
         })
         .collect();
     if id.is_empty() {
-        "mcp".to_owned()
+        fallback.to_owned()
     } else {
         id
     }
 }
 
-/// The method name an MCP tool name maps to before collisions are resolved.
-pub fn method_name_for(mcp_name: &str) -> String {
-    let mut name: String = mcp_name
+/// The method name an original tool name maps to before collisions are resolved.
+pub fn method_name_for(original: &str) -> String {
+    let mut name: String = original
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
@@ -55,23 +58,23 @@ pub fn method_name_for(mcp_name: &str) -> String {
     name
 }
 
-/// Both directions of one server's name mapping.
+/// Both directions of one tool's name mapping.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MethodNames {
-    to_mcp: BTreeMap<String, String>,
+    to_original: BTreeMap<String, String>,
     to_method: BTreeMap<String, String>,
 }
 
 impl MethodNames {
-    /// Maps `mcp_names` in listing order; later duplicates get `-2`, `-3`, ...
-    pub fn assign<'a>(mcp_names: impl IntoIterator<Item = &'a str>) -> Self {
+    /// Maps `originals` in listing order; later duplicates get `-2`, `-3`, ...
+    pub fn assign<'a>(originals: impl IntoIterator<Item = &'a str>) -> Self {
         let mut names = Self::default();
         let mut taken: HashSet<String> = HashSet::new();
-        for mcp_name in mcp_names {
-            if names.to_method.contains_key(mcp_name) {
+        for original in originals {
+            if names.to_method.contains_key(original) {
                 continue;
             }
-            let base = method_name_for(mcp_name);
+            let base = method_name_for(original);
             let mut candidate = base.clone();
             let mut n = 2;
             while taken.contains(&candidate) {
@@ -79,20 +82,22 @@ impl MethodNames {
                 n += 1;
             }
             taken.insert(candidate.clone());
-            names.to_mcp.insert(candidate.clone(), mcp_name.to_owned());
-            names.to_method.insert(mcp_name.to_owned(), candidate);
+            names
+                .to_original
+                .insert(candidate.clone(), original.to_owned());
+            names.to_method.insert(original.to_owned(), candidate);
         }
         names
     }
 
-    /// The MCP tool a method name stands for.
-    pub fn mcp_name(&self, method: &str) -> Option<&str> {
-        self.to_mcp.get(method).map(String::as_str)
+    /// The original name a method name stands for.
+    pub fn original(&self, method: &str) -> Option<&str> {
+        self.to_original.get(method).map(String::as_str)
     }
 
-    /// The method name an MCP tool was given.
-    pub fn method_name(&self, mcp_name: &str) -> Option<&str> {
-        self.to_method.get(mcp_name).map(String::as_str)
+    /// The method name an original name was given.
+    pub fn method_name(&self, original: &str) -> Option<&str> {
+        self.to_method.get(original).map(String::as_str)
     }
 }
 
@@ -115,9 +120,9 @@ mod tests {
         assert_eq!(names.method_name("get_x"), Some("get-x"));
         assert_eq!(names.method_name("get-x"), Some("get-x-2"));
         assert_eq!(names.method_name("get.x"), Some("get-x-3"));
-        assert_eq!(names.mcp_name("get-x-2"), Some("get-x"));
-        assert_eq!(names.mcp_name("other"), Some("other"));
-        assert_eq!(names.mcp_name("missing"), None);
+        assert_eq!(names.original("get-x-2"), Some("get-x"));
+        assert_eq!(names.original("other"), Some("other"));
+        assert_eq!(names.original("missing"), None);
     }
 
     #[test]
@@ -133,9 +138,9 @@ mod tests {
     }
 
     #[test]
-    fn server_names_become_tool_ids() {
-        assert_eq!(tool_id_for_server("my server"), "my-server");
-        assert_eq!(tool_id_for_server("github_mcp"), "github_mcp");
-        assert_eq!(tool_id_for_server("  "), "mcp");
+    fn display_names_become_tool_ids() {
+        assert_eq!(tool_id_for("my server", "mcp"), "my-server");
+        assert_eq!(tool_id_for("github_mcp", "mcp"), "github_mcp");
+        assert_eq!(tool_id_for("  ", "mcp"), "mcp");
     }
 }
