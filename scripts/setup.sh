@@ -58,6 +58,23 @@ if $with_tests; then
   # to download browser drivers; the e2e tests only talk to tauri-driver.
   log "installing e2e test dependencies (tests/)"
   npm install --prefix tests --no-audit --no-fund --ignore-scripts --loglevel=error
+  # BFCL's function definitions (Apache-2.0), the real large data set the import scale test
+  # and bench read: the data folder of the pinned `bfcl-eval` wheel from the Python registry.
+  bfcl=target/bfcl
+  if [[ -d $bfcl/bfcl_eval/data ]]; then
+    log "BFCL data present"
+  else
+    log "fetching the BFCL data set (bfcl-eval wheel)"
+    python3 -m venv "$bfcl/venv"
+    "$bfcl/venv/bin/pip" download --quiet --disable-pip-version-check --no-deps \
+      --dest "$bfcl" 'bfcl-eval==2026.3.23'
+    python3 - "$bfcl" <<'PY'
+import glob, sys, zipfile
+target = sys.argv[1]
+wheel = zipfile.ZipFile(glob.glob(f"{target}/bfcl_eval-*.whl")[0])
+wheel.extractall(target, [n for n in wheel.namelist() if n.startswith("bfcl_eval/data/")])
+PY
+  fi
 fi
 
 # The app crate embeds ui/dist at compile time, so it must exist before any cargo build.

@@ -115,7 +115,7 @@ pub fn set_aside_if_unusable(path: &Path) -> Option<String> {
             None | Some(Ok(_)) => return None,
         },
     };
-    Some(match toolscope_engine::set_aside::set_aside(path, "corrupt") {
+    Some(match toolscope_engine::files::set_aside(path, "corrupt") {
         Ok(aside) => format!(
             "The settings file {} could not be used ({problem}). It was moved to {} and the default settings are used.",
             path.display(),

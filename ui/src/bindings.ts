@@ -458,7 +458,9 @@ export type ToolExecutionResult = {
 };
 
 /**  Where a tool comes from. */
-export type ToolSource = "builtin" | "http" | "mcp" | "wasm";
+export type ToolSource = "builtin" | "http" | "mcp" | 
+/**  A person's own tool definitions, imported from JSON; answered by mocks. */
+"imported" | "wasm";
 
 export type ToolView = {
 	id: string,

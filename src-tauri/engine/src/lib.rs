@@ -10,11 +10,11 @@ pub mod config;
 pub mod cycle;
 pub mod discovery;
 pub mod executor;
+pub mod files;
 pub mod history;
 pub mod naming;
 pub mod redact;
 pub mod registry;
-pub mod set_aside;
 pub mod tool;
 pub mod types;
 

@@ -67,14 +67,21 @@ impl RegisteredMethod {
     pub fn validator(&self) -> Result<Arc<jsonschema::Validator>, String> {
         self.validator
             .get_or_init(|| {
-                jsonschema::options()
-                    .with_retriever(NeverFetch)
-                    .build(&self.meta.parameters)
+                compile_schema(&self.meta.parameters)
                     .map(Arc::new)
                     .map_err(|e| format!("the method's parameter schema is invalid: {e}"))
             })
             .clone()
     }
+}
+
+/// Compiles a JSON Schema the way the registry does for arguments (external `$ref`s refused),
+/// so a source can reject a schema before registering it.
+pub fn compile_schema(schema: &serde_json::Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .with_retriever(NeverFetch)
+        .build(schema)
+        .map_err(|e| e.to_string())
 }
 
 /// Refuses every `$ref` outside the schema itself. A tool's schema comes from a server or a
@@ -261,6 +268,9 @@ impl Registry {
             return Err(RegistryError::InvalidToolId(info.id));
         }
         let mut methods: Vec<Arc<RegisteredMethod>> = Vec::with_capacity(info.methods.len());
+        // A set, not a scan of `methods`: an imported set can hold thousands of methods.
+        let mut names: std::collections::HashSet<String> =
+            std::collections::HashSet::with_capacity(info.methods.len());
         for meta in info.methods {
             let reason = if meta.name.is_empty() {
                 Some("it is empty")
@@ -285,7 +295,7 @@ impl Registry {
                     found: json_kind(&meta.parameters),
                 });
             }
-            if methods.iter().any(|m| m.meta.name == meta.name) {
+            if !names.insert(meta.name.clone()) {
                 return Err(RegistryError::DuplicateMethod {
                     tool: info.id,
                     method: meta.name,

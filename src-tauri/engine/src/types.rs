@@ -14,7 +14,22 @@ pub enum ToolSource {
     Builtin,
     Http,
     Mcp,
+    /// A person's own tool definitions, imported from JSON; answered by mocks.
+    Imported,
     Wasm,
+}
+
+impl ToolSource {
+    /// How the source is named in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Builtin => "built-in",
+            Self::Http => "HTTP",
+            Self::Mcp => "MCP",
+            Self::Imported => "imported",
+            Self::Wasm => "WASM",
+        }
+    }
 }
 
 /// A tool as shown to users: identity plus its methods.

@@ -5,7 +5,6 @@
 //! beside it, flushed, then renamed over the target, so a watcher or a crash never sees half a
 //! file. Names are plain file names inside the directory; no path can escape it.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::definition::{self, DefinitionError, FileFormat};
@@ -104,36 +103,7 @@ pub fn delete_definition(directory: &Path, file_name: &str) -> Result<PathBuf, S
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let directory = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = directory.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(io_error(path, &error));
-    }
-    // Make the rename itself durable where the platform allows opening a directory.
-    if let Ok(dir) = std::fs::File::open(directory) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
+    toolscope_engine::files::write_atomically(path, bytes).map_err(|e| io_error(path, &e))
 }
 
 #[cfg(test)]

@@ -321,7 +321,7 @@ impl HttpToolSet {
                             message: format!(
                                 "tool id '{id}' is already used by a registered {} tool; pick \
                                  another id",
-                                source_name(existing.source)
+                                existing.source.label()
                             ),
                         })
                     }
@@ -337,15 +337,6 @@ impl HttpToolSet {
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<PathBuf, LoadedFile>> {
         // A panic mid-reload leaves a map that is at worst stale; the next reload repairs it.
         self.files.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-fn source_name(source: toolscope_engine::types::ToolSource) -> &'static str {
-    match source {
-        toolscope_engine::types::ToolSource::Builtin => "built-in",
-        toolscope_engine::types::ToolSource::Http => "HTTP",
-        toolscope_engine::types::ToolSource::Mcp => "MCP",
-        toolscope_engine::types::ToolSource::Wasm => "WASM",
     }
 }
 

@@ -70,12 +70,12 @@ impl SourceFiles {
 
     pub fn save_servers(&self, servers: &[McpServerConfig]) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(&export(servers)).map_err(std::io::Error::other)?;
-        write_atomically(&self.servers, &text)
+        toolscope_engine::files::write_atomically(&self.servers, text.as_bytes())
     }
 
     pub fn save_approvals(&self, approvals: &Approvals) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(approvals).map_err(std::io::Error::other)?;
-        write_atomically(&self.approvals, &text)
+        toolscope_engine::files::write_atomically(&self.approvals, text.as_bytes())
     }
 }
 
@@ -88,7 +88,7 @@ fn read_optional(path: &Path) -> std::io::Result<Option<String>> {
 }
 
 fn set_aside(path: &Path, why: &str) -> String {
-    match toolscope_engine::set_aside::set_aside(path, "corrupt") {
+    match toolscope_engine::files::set_aside(path, "corrupt") {
         Ok(aside) => format!(
             "{} was not usable ({why}); it was moved to {} and an empty list used",
             path.display(),
@@ -99,15 +99,6 @@ fn set_aside(path: &Path, why: &str) -> String {
             path.display()
         ),
     }
-}
-
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let temp = PathBuf::from(format!("{}.tmp-{}", path.display(), std::process::id()));
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, path)
 }
 
 #[cfg(test)]
