@@ -99,7 +99,7 @@ pub struct RunArgs {
 
 fn parse_source(text: &str) -> Result<ToolSource, String> {
     serde_json::from_value(Value::String(text.to_lowercase()))
-        .map_err(|_| format!("unknown source '{text}' (builtin, http, mcp, wasm)"))
+        .map_err(|_| format!("unknown source '{text}' (builtin, http, mcp, imported, wasm)"))
 }
 
 pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
@@ -118,6 +118,8 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::Parse(args) => parse(&global, args),
         Command::Call(args) => call(&global, args).await,
         Command::Run(args) => run(&global, args).await,
+        Command::Import(args) => crate::imported::import(&global, args),
+        Command::Imported(args) => crate::imported::imported(&global, args),
         Command::Formats => Ok(formats(&global)),
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
     };

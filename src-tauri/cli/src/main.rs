@@ -7,6 +7,7 @@ mod bench_parse;
 mod commands;
 mod confirm;
 mod exit;
+mod imported;
 mod render;
 mod setup;
 
@@ -58,6 +59,9 @@ struct GlobalArgs {
     /// Directory of HTTP tool definitions (`*.json`, `*.toml`) to load.
     #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_HTTP_TOOLS")]
     http_tools: Option<PathBuf>,
+    /// Directory of imported tool sets [default: <data dir>/imported].
+    #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_IMPORTED")]
+    imported_dir: Option<PathBuf>,
     /// The registry with the sources above, once connected (not a flag).
     #[arg(skip)]
     prepared: Option<setup::PreparedSources>,
@@ -75,6 +79,10 @@ enum Command {
     Call(commands::CallArgs),
     /// The full cycle on a reply: parse, execute, print the results block.
     Run(commands::RunArgs),
+    /// Import tool definitions (OpenAI, Anthropic, Gemini, MCP, BFCL shapes) as a named set.
+    Import(imported::ImportArgs),
+    /// List, remove or mock the imported sets.
+    Imported(imported::ImportedArgs),
     /// List the wire formats the parser knows.
     Formats,
     /// Time the parsers on a directory of replies with expected calls (manifest.json).

@@ -1,4 +1,4 @@
-//! Builds the engine the way every command needs it: registry with built-ins, protocols,
+//! Builds the engine the way every command needs it: registry with built-ins and imported sets,
 //! executor options from a config file and flags, and the history file.
 
 use std::path::{Path, PathBuf};
@@ -8,6 +8,7 @@ use toolscope_builtin::{self as builtin, BuiltinOptions};
 use toolscope_engine::history::History;
 use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_http::HttpToolSet;
+use toolscope_imported::ImportedSets;
 use toolscope_mcp::sources::SourceOptions;
 use toolscope_mcp::{McpSources, SourceStatus};
 
@@ -52,13 +53,32 @@ pub fn data_dir() -> PathBuf {
 }
 
 pub fn registry(global: &GlobalArgs) -> Result<Arc<Registry>, SetupError> {
-    if let Some(prepared) = &global.prepared {
-        return Ok(Arc::clone(&prepared.registry));
-    }
-    builtin_registry(global)
+    Ok(base(global)?.registry)
 }
 
-fn builtin_registry(global: &GlobalArgs) -> Result<Arc<Registry>, SetupError> {
+/// The imported sets, registered in the registry every command uses.
+pub fn imported_sets(global: &GlobalArgs) -> Result<Arc<ImportedSets>, SetupError> {
+    Ok(base(global)?.imported)
+}
+
+/// `--imported-dir`, else `<data dir>/imported`.
+pub fn imported_dir(global: &GlobalArgs) -> PathBuf {
+    global
+        .imported_dir
+        .clone()
+        .unwrap_or_else(|| data_dir().join("imported"))
+}
+
+fn base(global: &GlobalArgs) -> Result<PreparedSources, SetupError> {
+    if let Some(prepared) = &global.prepared {
+        return Ok(prepared.clone());
+    }
+    base_sources(global)
+}
+
+/// Built-in tools and the imported sets; a set file that cannot be read is reported on
+/// stderr and left as it is.
+fn base_sources(global: &GlobalArgs) -> Result<PreparedSources, SetupError> {
     let registry = Arc::new(Registry::new());
     let workspace_root = global
         .workspace
@@ -66,13 +86,22 @@ fn builtin_registry(global: &GlobalArgs) -> Result<Arc<Registry>, SetupError> {
         .unwrap_or_else(|| data_dir().join("workspace"));
     builtin::register_all(&registry, &BuiltinOptions { workspace_root })
         .map_err(|e| SetupError::environment(e.to_string()))?;
-    Ok(registry)
+    let (imported, problems) = ImportedSets::open(&imported_dir(global), Arc::clone(&registry));
+    for problem in problems {
+        eprintln!("warning: imported set {problem}");
+    }
+    Ok(PreparedSources {
+        registry,
+        imported: Arc::new(imported),
+        _mcp: None,
+    })
 }
 
 /// The registry with MCP servers and HTTP tools added; keeps the MCP connections alive.
 #[derive(Clone)]
 pub struct PreparedSources {
     pub registry: Arc<Registry>,
+    pub imported: Arc<ImportedSets>,
     _mcp: Option<Arc<McpSources>>,
 }
 
@@ -86,7 +115,9 @@ impl std::fmt::Debug for PreparedSources {
 /// file on the command line is the consent to start its command lines, which are printed
 /// first. A server or file that fails is reported on stderr; the others still load.
 pub async fn prepare_sources(global: &GlobalArgs) -> Result<PreparedSources, SetupError> {
-    let registry = builtin_registry(global)?;
+    let PreparedSources {
+        registry, imported, ..
+    } = base_sources(global)?;
     let mut mcp = None;
     if let Some(path) = &global.mcp_config {
         let text = std::fs::read_to_string(path).map_err(|e| {
@@ -132,6 +163,7 @@ pub async fn prepare_sources(global: &GlobalArgs) -> Result<PreparedSources, Set
     }
     Ok(PreparedSources {
         registry,
+        imported,
         _mcp: mcp,
     })
 }

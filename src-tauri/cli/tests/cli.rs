@@ -1,81 +1,11 @@
 //! The CLI as scripts use it: real binary, real files, exit codes and JSON output.
 
-use std::io::Write;
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-
-struct Sandbox {
-    home: tempfile::TempDir,
-}
-
-impl Sandbox {
-    fn new() -> Self {
-        Self {
-            home: tempfile::tempdir().expect("tempdir"),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.home.path()
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.run_with_stdin(args, None)
-    }
-
-    fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolscope"))
-            .args(args)
-            .env("TOOLSCOPE_HOME", self.path())
-            .env_remove("TOOLSCOPE_WORKSPACE")
-            .env_remove("TOOLSCOPE_HISTORY")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("toolscope starts");
-        if let Some(mut pipe) = child.stdin.take() {
-            if let Some(text) = stdin {
-                pipe.write_all(text.as_bytes()).expect("stdin write");
-            }
-        }
-        child.wait_with_output().expect("toolscope finishes")
-    }
-
-    fn json(&self, args: &[&str]) -> (i32, Value) {
-        let output = self.run(args);
-        let value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout of {args:?} is not JSON ({e}): {}\nstderr: {}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            )
-        });
-        (output.status.code().unwrap_or(-1), value)
-    }
-
-    fn write(&self, name: &str, text: &str) -> String {
-        let path = self.path().join(name);
-        std::fs::write(&path, text).expect("write fixture");
-        path.to_string_lossy().into_owned()
-    }
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn routing_names(tools: &Value) -> Vec<String> {
-    tools
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|t| t["methods"].as_array().cloned().unwrap_or_default())
-        .filter_map(|m| m["routing_name"].as_str().map(str::to_owned))
-        .collect()
-}
+use support::{repo_path, routing_names, stderr, Sandbox};
 
 #[test]
 fn list_filters_and_hides_non_callable() {
@@ -356,14 +286,6 @@ fn bench_parse_checks_the_shared_inputs_and_reports_figures() {
     let output = sandbox.run(&["bench-parse", sandbox.path().to_str().expect("utf-8")]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));
-}
-
-fn repo_path(relative: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(relative)
-        .to_string_lossy()
-        .into_owned()
 }
 
 #[test]
