@@ -1,7 +1,7 @@
-//! The tool sources besides the built-ins: MCP servers and the HTTP tool directory, started
-//! with the app and kept in step with the registry.
+//! The tool sources besides the built-ins: MCP servers, the HTTP tool directory and the
+//! imported tool sets, started with the app and kept in step with the registry.
 //!
-//! Both report changes (a server connected or failed, a definition file edited) through
+//! They report changes (a server connected or failed, a definition file edited) through
 //! [`ToolSources::changes`], which the app forwards to the UI as the `sources-changed` event so
 //! Discovery and the Sources view re-read what changed.
 
@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use toolscope_engine::Registry;
 use toolscope_http::{HttpToolSet, ReloadReport};
+use toolscope_imported::ImportedSets;
 use toolscope_mcp::sources::{SourceFiles, SourceOptions};
 use toolscope_mcp::McpSources;
 
@@ -22,6 +23,8 @@ pub struct ToolSources {
     pub http: Option<Arc<HttpToolSet>>,
     /// The HTTP directory's last reload (problems of files that are not tools right now).
     pub http_report: Arc<Mutex<ReloadReport>>,
+    /// The person's own tool definitions (`<data dir>/imported`).
+    pub imported: Arc<ImportedSets>,
     /// Bumped on any change of either source; the app forwards it to the UI.
     pub changes: Arc<tokio::sync::watch::Sender<u64>>,
 }
@@ -41,10 +44,18 @@ impl ToolSources {
                 None
             }
         };
+        let (imported, problems) =
+            ImportedSets::open(&data_dir.join("imported"), Arc::clone(registry));
+        notices.extend(
+            problems
+                .into_iter()
+                .map(|p| format!("imported tool set {p}")),
+        );
         let sources = Self {
             mcp: Arc::new(mcp),
             http,
             http_report: Arc::default(),
+            imported: Arc::new(imported),
             changes: Arc::new(tokio::sync::watch::channel(0).0),
         };
         (sources, notices)
@@ -82,6 +93,11 @@ impl ToolSources {
     /// Records a reload done by a command (save or delete in the editor).
     pub fn record_http_report(&self, latest: ReloadReport) {
         *self.http_report.lock().unwrap_or_else(|e| e.into_inner()) = latest;
+        self.announce_change();
+    }
+
+    /// Tells the UI that a source changed (a command edited one).
+    pub fn announce_change(&self) {
         self.changes.send_modify(|n| *n += 1);
     }
 }

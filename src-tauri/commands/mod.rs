@@ -5,6 +5,7 @@
 pub mod discovery;
 pub mod executor;
 pub mod history;
+pub mod imported;
 pub mod parser;
 pub mod settings;
 pub mod sources;
@@ -42,6 +43,13 @@ pub fn builder() -> Builder<tauri::Wry> {
             sources::http_tool_read,
             sources::http_tool_save,
             sources::http_tool_delete,
+            imported::imported_import,
+            imported::imported_sets,
+            imported::imported_set,
+            imported::imported_remove,
+            imported::imported_set_mock,
+            imported::imported_replace_definition,
+            imported::imported_remove_definition,
         ])
         // Byte counts, spans and durations stay far below 2^53 in practice.
         .dangerously_cast_bigints_to_number()

@@ -28,4 +28,11 @@ pub const COMMAND_NAMES: &[&str] = &[
     "http_tool_read",
     "http_tool_save",
     "http_tool_delete",
+    "imported_import",
+    "imported_sets",
+    "imported_set",
+    "imported_remove",
+    "imported_set_mock",
+    "imported_replace_definition",
+    "imported_remove_definition",
 ];

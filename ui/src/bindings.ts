@@ -58,6 +58,20 @@ export const commands = {
 	/**  Validates and writes one definition file (`name.json` or `name.toml`), then reloads. */
 	httpToolSave: (fileName: string, text: string) => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tool_save", { fileName, text })),
 	httpToolDelete: (fileName: string) => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tool_delete", { fileName })),
+	/**  Imports `text` (any supported shape) as the set `name`, replacing a set of that name. */
+	importedImport: (name: string, text: string, origin: string) => typedError<SetImportReport, CommandError>(__TAURI_INVOKE("imported_import", { name, text, origin })),
+	importedSets: () => typedError<SetSummary[], CommandError>(__TAURI_INVOKE("imported_sets")),
+	/**  One set whole: its definitions and mocks. */
+	importedSet: (name: string) => typedError<ToolSet, CommandError>(__TAURI_INVOKE("imported_set", { name })),
+	importedRemove: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("imported_remove", { name })),
+	/**  Sets (or with `null` removes) how one definition answers. */
+	importedSetMock: (name: string, definition: string, mock: Mock | null) => typedError<null, CommandError>(__TAURI_INVOKE("imported_set_mock", { name, definition, mock })),
+	/**
+	 *  Replaces one definition with an edited one (any importable shape); returns what the read
+	 *  had to say about it.
+	 */
+	importedReplaceDefinition: (name: string, definition: string, replacement: Value) => typedError<Finding[], CommandError>(__TAURI_INVOKE("imported_replace_definition", { name, definition, replacement })),
+	importedRemoveDefinition: (name: string, definition: string) => typedError<null, CommandError>(__TAURI_INVOKE("imported_remove_definition", { name, definition })),
 };
 
 /* Types */
@@ -145,6 +159,18 @@ export type CycleOutcome = {
 	history_errors?: string[],
 };
 
+/**  One tool definition as read, its schema already JSON Schema. */
+export type Definition = {
+	/**  The name as written; what a model calls and what goes back on the wire. */
+	name: string,
+	description?: string,
+	/**  The argument schema (a JSON Schema object). */
+	parameters: Value,
+	output_schema?: Value | null,
+	annotations?: Annotations,
+	shape: Shape,
+};
+
 export type Diagnostic = {
 	severity: Severity,
 	code: DiagnosticCode,
@@ -168,6 +194,26 @@ export type ExecutionError = {
 };
 
 export type ExecutionStatus = "success" | "error";
+
+/**  Something an import has to say about one place in the input. */
+export type Finding = {
+	/**
+	 *  A JSON pointer into the input (`/tools/3/function/parameters`), after `line N ` for
+	 *  JSON Lines.
+	 */
+	path: string,
+	level: FindingLevel,
+	message: string,
+};
+
+/**  How much a finding matters. */
+export type FindingLevel = 
+/**  The entry was not imported. */
+"error" | 
+/**  Imported, but something about it is doubtful. */
+"warning" | 
+/**  Imported as read after a rewrite, or skipped by design (a vendor's server tool). */
+"info";
 
 export type HistoryPage = {
 	/**  Newest first: the matching entries from `offset`, at most `limit` of them. */
@@ -276,6 +322,34 @@ export type MethodView = {
 	meta: MethodMetadata,
 };
 
+/**  A method's mock: its reply, after `latency_ms`. */
+export type Mock = {
+	reply: MockReply,
+	latency_ms?: number,
+};
+
+/**
+ *  The failures a tool itself can cause (the executor classifies the rest: timeouts, denials,
+ *  invalid arguments).
+ */
+export type MockErrorKind = "tool_error" | "transport";
+
+/**  What a mocked call answers. */
+export type MockReply = 
+/**  This value, whatever the arguments. */
+{ type: "fixed"; value: Value } | 
+/**
+ *  This value with `{{path}}` placeholders filled from the arguments (`{{city}}`,
+ *  `{{address.street}}`, `{{items.0}}`). A string that is exactly one placeholder becomes
+ *  the argument itself, of any type; inside longer text the argument's text is spliced in.
+ *  A placeholder naming no argument becomes `null` (or nothing, inside text).
+ */
+{ type: "template"; template: Value } | 
+/**  The arguments, as validated. */
+{ type: "echo" } | 
+/**  A failure: the tool reports an error, or cannot be reached. */
+{ type: "error"; kind: MockErrorKind; message: string };
+
 /**  How a batch of requests from one reply is scheduled. */
 export type ParallelExecution = 
 /**  One after another, in reply order. */
@@ -367,6 +441,28 @@ export type RunEvent =
 /**  A running call reported progress (MCP progress notifications). */
 { event: "progress"; progress: CallProgress };
 
+/**  What an import did. */
+export type SetImportReport = {
+	set: SetSummary,
+	/**  Every finding of the read, with the paths into the input. */
+	findings: Finding[],
+	repeats_merged: number,
+	/**  Whether a set of that name was replaced. */
+	replaced: boolean,
+	/**  Mocks of the replaced set whose definitions are gone. */
+	mocks_dropped: string[],
+};
+
+/**  A set as listed. */
+export type SetSummary = {
+	name: string,
+	id: string,
+	origin: string,
+	imported_at: string,
+	definitions: number,
+	mocked: number,
+};
+
 export type Settings = {
 	config?: ToolCallConfig,
 	last_protocol?: string,
@@ -375,6 +471,9 @@ export type Settings = {
 };
 
 export type Severity = "error" | "warning";
+
+/**  Whose format an entry was written in. */
+export type Shape = "openai_chat" | "openai_responses" | "openai_functions" | "anthropic" | "gemini" | "mcp" | "bfcl";
 
 /**  A line [`History::load`] could not use. */
 export type SkippedLine = {
@@ -455,6 +554,21 @@ export type ToolExecutionResult = {
 	duration_ms: number | null,
 	error?: ExecutionError | null,
 	truncated?: Truncation | null,
+};
+
+/**  One import, as saved in the data directory. */
+export type ToolSet = {
+	/**  What the person called it; unique among sets. */
+	name: string,
+	/**  The registry's tool id, derived from the name (the prefix of its routing names). */
+	id: string,
+	/**  When it was (re-)imported, RFC 3339. */
+	imported_at: string,
+	/**  Where the definitions came from: a file path, or "pasted". */
+	origin?: string,
+	definitions: Definition[],
+	/**  Mocks by the definition's own name. */
+	mocks?: { [key in string]: Mock },
 };
 
 /**  Where a tool comes from. */

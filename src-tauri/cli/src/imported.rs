@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::Value;
-use toolscope_imported::{Level, Mock, MockErrorKind, MockReply, SetError};
+use toolscope_imported::{FindingLevel, Mock, MockErrorKind, MockReply, SetError};
 
 use crate::setup::{self, SetupError};
 use crate::{exit, render, GlobalArgs};
@@ -105,9 +105,9 @@ pub fn import(global: &GlobalArgs, args: ImportArgs) -> Result<u8, SetupError> {
     );
     for finding in &report.findings {
         let level = match finding.level {
-            Level::Error => "refused",
-            Level::Warning => "warning",
-            Level::Info => "note",
+            FindingLevel::Error => "refused",
+            FindingLevel::Warning => "warning",
+            FindingLevel::Info => "note",
         };
         println!("  {level}: {}: {}", finding.path, finding.message);
     }

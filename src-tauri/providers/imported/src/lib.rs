@@ -15,6 +15,6 @@ pub mod set;
 pub mod store;
 
 pub use mock::{Mock, MockErrorKind, MockReply};
-pub use read::{read_definitions, Definition, Finding, Import, Level, ReadError, Shape};
+pub use read::{read_definitions, Definition, Finding, FindingLevel, Import, ReadError, Shape};
 pub use set::{ImportedTool, ToolSet};
-pub use store::{ImportReport, ImportedSets, SetError, SetSummary};
+pub use store::{ImportedSets, SetError, SetImportReport, SetSummary};

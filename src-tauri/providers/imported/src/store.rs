@@ -14,7 +14,7 @@ use serde_json::Value;
 use toolscope_engine::Registry;
 
 use crate::mock::{Mock, MockError};
-use crate::read::{read_definitions, Finding, Import, Level, ReadError};
+use crate::read::{read_definitions, Finding, FindingLevel, Import, ReadError};
 use crate::set::{tool_id, NameError, ToolSet};
 
 /// A set as listed.
@@ -45,7 +45,7 @@ impl From<&ToolSet> for SetSummary {
 /// What an import did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct ImportReport {
+pub struct SetImportReport {
     pub set: SetSummary,
     /// Every finding of the read, with the paths into the input.
     pub findings: Vec<Finding>,
@@ -86,7 +86,7 @@ pub enum SetError {
 fn summarise(findings: &[Finding]) -> String {
     let errors: Vec<&Finding> = findings
         .iter()
-        .filter(|f| f.level == Level::Error)
+        .filter(|f| f.level == FindingLevel::Error)
         .collect();
     match errors.first() {
         Some(first) if errors.len() == 1 => format!("{}: {}", first.path, first.message),
@@ -160,7 +160,12 @@ impl ImportedSets {
     }
 
     /// Reads `text` and saves its definitions as the set `name`, replacing a set of that name.
-    pub fn import(&self, name: &str, text: &str, origin: &str) -> Result<ImportReport, SetError> {
+    pub fn import(
+        &self,
+        name: &str,
+        text: &str,
+        origin: &str,
+    ) -> Result<SetImportReport, SetError> {
         let id = tool_id(name)?;
         let Import {
             definitions,
@@ -193,7 +198,7 @@ impl ImportedSets {
             mocks,
         };
         self.commit(&mut sets, set.clone(), previous.is_none())?;
-        Ok(ImportReport {
+        Ok(SetImportReport {
             set: SetSummary::from(&set),
             findings,
             repeats_merged,

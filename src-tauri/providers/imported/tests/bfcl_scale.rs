@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::Registry;
-use toolscope_imported::{read_definitions, ImportedSets, Level};
+use toolscope_imported::{read_definitions, FindingLevel, ImportedSets};
 use toolscope_protocol::ProtocolSet;
 
 #[test]
@@ -27,7 +27,7 @@ fn the_bfcl_data_set_imports_whole() {
     let errors: Vec<_> = import
         .findings
         .iter()
-        .filter(|f| f.level == Level::Error)
+        .filter(|f| f.level == FindingLevel::Error)
         .collect();
     assert!(
         errors.is_empty(),

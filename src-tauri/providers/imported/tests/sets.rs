@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
 use toolscope_engine::types::ToolSource;
 use toolscope_engine::Registry;
-use toolscope_imported::{ImportedSets, Level, Mock, MockErrorKind, MockReply, SetError};
+use toolscope_imported::{FindingLevel, ImportedSets, Mock, MockErrorKind, MockReply, SetError};
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::ErrorKind;
 
@@ -312,7 +312,7 @@ fn edits_replace_and_remove_definitions_and_mocks_follow_renames() {
             &json!({"name": "write_text", "description": "Write.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}),
         )
         .expect("replaced");
-    assert!(findings.iter().all(|f| f.level != Level::Error));
+    assert!(findings.iter().all(|f| f.level != FindingLevel::Error));
     let set = sets.get("fs").expect("set");
     assert!(set.mocks.contains_key("write_text"));
     assert!(registry.resolve("fs_write-text").is_ok());

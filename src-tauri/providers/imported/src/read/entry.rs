@@ -4,12 +4,14 @@ use serde_json::{json, Map, Value};
 use toolscope_protocol::method::Annotations;
 use toolscope_protocol::request::json_kind;
 
-use super::{Definition, Finding, Level, Shape};
+use super::{Definition, Finding, FindingLevel, Shape};
 use crate::schema;
 
 /// What one entry turned out to be.
 pub(super) enum Read<'v> {
-    Definition(Box<Definition>, Vec<Finding>),
+    /// A definition whose argument schema (at the path given) is yet to be compiled: the
+    /// reader compiles only the definitions it keeps, not every repeat.
+    Definition(Box<Definition>, Vec<Finding>, String),
     /// A Gemini `tools` entry: a list of declarations to read one by one.
     Group(&'v [Value]),
     /// Not imported: a bad entry, or a vendor's server tool.
@@ -31,7 +33,7 @@ pub(super) fn looks_like_definition(object: &Map<String, Value>) -> bool {
         || object.get("type") == Some(&Value::from("function")) && object.contains_key("function")
 }
 
-fn finding(path: &str, level: Level, message: String) -> Finding {
+fn finding(path: &str, level: FindingLevel, message: String) -> Finding {
     Finding {
         path: path.to_owned(),
         level,
@@ -43,7 +45,7 @@ pub(super) fn read_entry<'v>(value: &'v Value, path: &str, hint: Option<Shape>) 
     let Some(object) = value.as_object() else {
         return Read::Finding(finding(
             path,
-            Level::Error,
+            FindingLevel::Error,
             format!(
                 "expected a tool definition (an object), found {}",
                 json_kind(value)
@@ -66,7 +68,7 @@ pub(super) fn read_entry<'v>(value: &'v Value, path: &str, hint: Option<Shape>) 
             ),
             Some(other) => Read::Finding(finding(
                 &format!("{path}/function"),
-                Level::Error,
+                FindingLevel::Error,
                 format!("`function` must be an object, found {}", json_kind(other)),
             )),
             None => definition(object, path, Shape::OpenaiResponses, "parameters"),
@@ -89,7 +91,7 @@ pub(super) fn read_entry<'v>(value: &'v Value, path: &str, hint: Option<Shape>) 
             .unwrap_or_default();
         return Read::Finding(finding(
             path,
-            Level::Info,
+            FindingLevel::Info,
             format!("skipped the `{kind}` tool{name}: it has no JSON Schema arguments to import (a vendor-run or free-text tool)"),
         ));
     }
@@ -108,7 +110,7 @@ pub(super) fn read_entry<'v>(value: &'v Value, path: &str, hint: Option<Shape>) 
     {
         return Read::Finding(finding(
             path,
-            Level::Info,
+            FindingLevel::Info,
             format!("skipped Gemini's built-in `{builtin}` tool: Google runs it, it has no declaration to import"),
         ));
     }
@@ -125,7 +127,7 @@ pub(super) fn read_entry<'v>(value: &'v Value, path: &str, hint: Option<Shape>) 
     let keys: Vec<&str> = object.keys().map(String::as_str).take(8).collect();
     Read::Finding(finding(
         path,
-        Level::Error,
+        FindingLevel::Error,
         format!(
             "not a tool definition: no `name`, `function`, `input_schema` or `inputSchema` (keys: {})",
             keys.join(", ")
@@ -158,21 +160,21 @@ fn definition<'v>(
         Some(Value::String(_)) => {
             return Read::Finding(finding(
                 &format!("{path}/name"),
-                Level::Error,
+                FindingLevel::Error,
                 "the name is empty".into(),
             ))
         }
         Some(other) => {
             return Read::Finding(finding(
                 &format!("{path}/name"),
-                Level::Error,
+                FindingLevel::Error,
                 format!("the name must be a string, found {}", json_kind(other)),
             ))
         }
         None => {
             return Read::Finding(finding(
                 path,
-                Level::Error,
+                FindingLevel::Error,
                 "the definition has no `name`".into(),
             ))
         }
@@ -184,7 +186,7 @@ fn definition<'v>(
         Some(other) => {
             findings.push(finding(
                 &format!("{path}/description"),
-                Level::Warning,
+                FindingLevel::Warning,
                 format!(
                     "the description is {}, not a string; left out",
                     json_kind(other)
@@ -196,15 +198,16 @@ fn definition<'v>(
     let schema_path = format!("{path}/{schema_key}");
     let parameters = match schema_value(object.get(schema_key), "argument schema") {
         Ok(mut schema) => {
-            if let Err(message) = normalise_schema(&mut schema, &schema_path, &mut findings) {
-                return Read::Finding(finding(&schema_path, Level::Error, message));
+            if let Err(message) = normalise_schema(&mut schema, &schema_path, &mut findings, false)
+            {
+                return Read::Finding(finding(&schema_path, FindingLevel::Error, message));
             }
             schema
         }
         Err(message) => {
             return Read::Finding(finding(
                 &schema_path,
-                Level::Error,
+                FindingLevel::Error,
                 format!("'{name}': {message}"),
             ))
         }
@@ -213,14 +216,14 @@ fn definition<'v>(
         None | Some(Value::Null) => None,
         Some(raw) => {
             let output_path = format!("{path}/outputSchema");
-            match schema_value(Some(raw), "output schema")
-                .and_then(|mut s| normalise_schema(&mut s, &output_path, &mut findings).map(|()| s))
-            {
+            match schema_value(Some(raw), "output schema").and_then(|mut s| {
+                normalise_schema(&mut s, &output_path, &mut findings, true).map(|()| s)
+            }) {
                 Ok(schema) => Some(schema),
                 Err(message) => {
                     findings.push(finding(
                         &output_path,
-                        Level::Warning,
+                        FindingLevel::Warning,
                         format!("{message}; the output schema is left out"),
                     ));
                     None
@@ -249,6 +252,7 @@ fn definition<'v>(
             shape,
         }),
         findings,
+        schema_path,
     )
 }
 
@@ -267,18 +271,19 @@ fn schema_value(raw: Option<&Value>, what: &str) -> Result<Value, String> {
     }
 }
 
-/// Rewrites dialects into JSON Schema, checks the root is an object schema and that the
-/// validator accepts it.
+/// Rewrites dialects into JSON Schema, checks the root is an object schema and, with
+/// `check`, that the validator accepts it ([`compile`]).
 fn normalise_schema(
     schema: &mut Value,
     path: &str,
     findings: &mut Vec<Finding>,
+    check: bool,
 ) -> Result<(), String> {
     let changes = schema::normalise(schema);
     if !changes.is_empty() {
         findings.push(finding(
             path,
-            Level::Info,
+            FindingLevel::Info,
             format!("rewritten as JSON Schema: {}", schema::describe(&changes)),
         ));
     }
@@ -295,6 +300,14 @@ fn normalise_schema(
             ))
         }
     }
+    if check {
+        compile(schema)?;
+    }
+    Ok(())
+}
+
+/// Whether the validator accepts `schema` (as the registry will compile it).
+pub(super) fn compile(schema: &Value) -> Result<(), String> {
     toolscope_engine::registry::compile_schema(schema)
         .map(|_| ())
         .map_err(|e| format!("not a valid JSON Schema: {e}"))

@@ -79,7 +79,7 @@ pub struct Definition {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
-pub enum Level {
+pub enum FindingLevel {
     /// The entry was not imported.
     Error,
     /// Imported, but something about it is doubtful.
@@ -95,7 +95,7 @@ pub struct Finding {
     /// A JSON pointer into the input (`/tools/3/function/parameters`), after `line N ` for
     /// JSON Lines.
     pub path: String,
-    pub level: Level,
+    pub level: FindingLevel,
     pub message: String,
 }
 
@@ -113,7 +113,7 @@ impl Import {
     pub fn errors(&self) -> usize {
         self.findings
             .iter()
-            .filter(|f| f.level == Level::Error)
+            .filter(|f| f.level == FindingLevel::Error)
             .count()
     }
 }
@@ -262,9 +262,9 @@ impl Reader {
     fn entry(&mut self, value: &Value, at: &str, pointer: &str, hint: Option<Shape>) {
         let path = format!("{at}{pointer}");
         match entry::read_entry(value, &path, hint) {
-            entry::Read::Definition(definition, findings) => {
+            entry::Read::Definition(definition, findings, schema_path) => {
                 self.import.findings.extend(findings);
-                self.add(*definition, path);
+                self.add(*definition, path, &schema_path);
             }
             entry::Read::Group(declarations) => {
                 self.entries(
@@ -278,8 +278,11 @@ impl Reader {
         }
     }
 
-    fn add(&mut self, mut definition: Definition, path: String) {
+    fn add(&mut self, mut definition: Definition, path: String, schema_path: &str) {
         let Some(variants) = self.seen.get(&definition.name) else {
+            if !self.compiles(&definition, schema_path) {
+                return;
+            }
             self.seen.insert(
                 definition.name.clone(),
                 vec![(self.import.definitions.len(), path, self.line)],
@@ -303,7 +306,7 @@ impl Reader {
         if *first_line == self.line {
             self.import.findings.push(Finding {
                 path,
-                level: Level::Error,
+                level: FindingLevel::Error,
                 message: format!(
                     "'{}' is defined again, differently (first at {first_path}); this one is skipped, as an API refuses a request with both",
                     definition.name
@@ -311,13 +314,17 @@ impl Reader {
             });
             return;
         }
+        let variant = format!("{}#{}", definition.name, variants.len() + 1);
+        let first_path = first_path.clone();
+        if !self.compiles(&definition, schema_path) {
+            return;
+        }
         // Separate requests (JSON Lines) may each define a tool of that name their own way:
         // keep each as a variant, named so it cannot pass for a name a model was shown.
         let original = definition.name.clone();
-        let variant = format!("{original}#{}", variants.len() + 1);
         self.import.findings.push(Finding {
             path: path.clone(),
-            level: Level::Warning,
+            level: FindingLevel::Warning,
             message: format!(
                 "another line defines '{original}' differently (first at {first_path}); this one is kept as '{variant}'"
             ),
@@ -327,6 +334,23 @@ impl Reader {
         self.import.definitions.push(definition);
         if let Some(variants) = self.seen.get_mut(&original) {
             variants.push((index, path, self.line));
+        }
+    }
+}
+
+impl Reader {
+    /// Refuses (with a finding) a definition whose argument schema the validator rejects.
+    fn compiles(&mut self, definition: &Definition, schema_path: &str) -> bool {
+        match entry::compile(&definition.parameters) {
+            Ok(()) => true,
+            Err(message) => {
+                self.import.findings.push(Finding {
+                    path: schema_path.to_owned(),
+                    level: FindingLevel::Error,
+                    message,
+                });
+                false
+            }
         }
     }
 }

@@ -74,7 +74,7 @@ fn json_lines_paths_name_the_line() {
     let errors: Vec<&Finding> = import
         .findings
         .iter()
-        .filter(|f| f.level == Level::Error)
+        .filter(|f| f.level == FindingLevel::Error)
         .collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].path, "line 3 /function/0");
@@ -157,7 +157,7 @@ fn a_name_defined_differently_on_another_line_is_kept_as_a_variant() {
     let warning = import
         .findings
         .iter()
-        .find(|f| f.level == Level::Warning)
+        .find(|f| f.level == FindingLevel::Warning)
         .expect("the variant is reported");
     assert_eq!(warning.path, "line 2 /function/0");
     assert!(
