@@ -15,7 +15,8 @@ with_tests=false
 # fonts-wqy-microhei: VCP markers (「始」「末」) and other CJK text render as boxes without a CJK font.
 packages=(build-essential pkg-config libwebkit2gtk-4.1-dev fonts-wqy-microhei)
 if $with_tests; then
-  packages+=(xvfb xauth xdotool imagemagick webkit2gtk-driver)
+  # python3-venv: a throwaway environment to download the BFCL data set's wheel with pip.
+  packages+=(xvfb xauth xdotool imagemagick webkit2gtk-driver python3-venv)
 fi
 
 missing=()
