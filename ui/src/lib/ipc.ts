@@ -130,4 +130,13 @@ export const ipc = {
   httpToolRead: (fileName: string) => unwrap(commands.httpToolRead(fileName)),
   httpToolSave: (fileName: string, text: string) => unwrap(commands.httpToolSave(fileName, text)),
   httpToolDelete: (fileName: string) => unwrap(commands.httpToolDelete(fileName)),
+  importedImport: (name: string, text: string, origin: string) => unwrap(commands.importedImport(name, text, origin)),
+  importedSets: () => unwrap(commands.importedSets()),
+  importedSet: (name: string) => unwrap(commands.importedSet(name)),
+  importedRemove: (name: string) => unwrap(commands.importedRemove(name)),
+  importedSetMock: (...args: Parameters<typeof commands.importedSetMock>) => unwrap(commands.importedSetMock(...args)),
+  importedReplaceDefinition: (...args: Parameters<typeof commands.importedReplaceDefinition>) =>
+    unwrap(commands.importedReplaceDefinition(...args)),
+  importedRemoveDefinition: (name: string, definition: string) =>
+    unwrap(commands.importedRemoveDefinition(name, definition)),
 };

@@ -5,7 +5,7 @@
  */
 import { mockIPC } from "@tauri-apps/api/mocks";
 
-import type { HttpToolsView, ImportReport, McpServerConfig, SourceState } from "../../lib/ipc";
+import type { HttpToolsView, ImportReport, McpServerConfig, Mock, SetImportReport, SetSummary, SourceState, ToolSet } from "../../lib/ipc";
 
 export const SERVERS: SourceState[] = [
   {
@@ -65,6 +65,40 @@ export const HTTP_VIEW: HttpToolsView = {
   disabled: ["off"],
 };
 
+/** An imported set as the app keeps it: two OpenAI-shaped definitions, one mocked. */
+export const BILLING: ToolSet = {
+  name: "Billing API",
+  id: "Billing-API",
+  imported_at: "2026-11-25T10:00:00Z",
+  origin: "tools.json",
+  definitions: [
+    {
+      name: "get_invoice",
+      description: "Fetch an invoice by number.",
+      parameters: { type: "object", properties: { invoice_number: { type: "string" } }, required: ["invoice_number"] },
+      shape: "openai_chat",
+    },
+    {
+      name: "send_reminder",
+      description: "Email a payment reminder.",
+      parameters: { type: "object", properties: {} },
+      shape: "openai_chat",
+    },
+  ],
+  mocks: { get_invoice: { reply: { type: "fixed", value: { status: "open" } }, latency_ms: 0 } },
+};
+
+function summary(set: ToolSet): SetSummary {
+  return {
+    name: set.name,
+    id: set.id,
+    origin: set.origin ?? "",
+    imported_at: set.imported_at,
+    definitions: set.definitions.length,
+    mocked: Object.keys(set.mocks ?? {}).length,
+  };
+}
+
 type Handler = (args: Record<string, unknown>) => unknown;
 
 export interface SourcesBackend {
@@ -72,6 +106,7 @@ export interface SourcesBackend {
   http: HttpToolsView;
   files: Record<string, string>;
   logs: Record<string, string[]>;
+  imported: ToolSet[];
   calls: { cmd: string; args: Record<string, unknown> }[];
   argsOf: (cmd: string) => Record<string, unknown>[];
 }
@@ -92,6 +127,7 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
     http: structuredClone(HTTP_VIEW),
     files: { "weather.toml": 'id = "weather"\n', "broken.json": '{"id": "broken"}\n' },
     logs: { files: ["Secure MCP Filesystem Server running on stdio", "Allowed directories: [ '/tmp/my dir' ]"] },
+    imported: [structuredClone(BILLING)],
     calls: [],
     argsOf: (cmd) => backend.calls.filter((c) => c.cmd === cmd).map((c) => c.args),
   };
@@ -146,6 +182,41 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
         case "http_tool_delete":
           backend.http = { ...backend.http, files: backend.http.files.filter((f) => f.file_name !== args.fileName) };
           return backend.http;
+        case "imported_sets":
+          return backend.imported.map(summary);
+        case "imported_set": {
+          const set = backend.imported.find((i) => i.name === args.name);
+          if (!set) return commandError("source", `no imported set is named '${String(args.name)}'`);
+          return set;
+        }
+        case "imported_import": {
+          const set: ToolSet = {
+            ...structuredClone(BILLING),
+            name: String(args.name),
+            id: String(args.name).replace(/[^A-Za-z0-9._-]/g, "-"),
+            origin: String(args.origin),
+            mocks: {},
+          };
+          backend.imported = [...backend.imported.filter((i) => i.name !== set.name), set];
+          const report: SetImportReport = {
+            set: summary(set),
+            findings: [{ path: "/1/function", level: "error", message: "the definition has no `name`" }],
+            repeats_merged: 0,
+            replaced: false,
+            mocks_dropped: [],
+          };
+          return report;
+        }
+        case "imported_set_mock": {
+          const set = backend.imported.find((i) => i.name === args.name);
+          if (!set) return commandError("source", "no such set");
+          const others = Object.entries(set.mocks ?? {}).filter(([name]) => name !== args.definition);
+          set.mocks = Object.fromEntries(args.mock === null ? others : [...others, [String(args.definition), args.mock as Mock]]);
+          return null;
+        }
+        case "imported_remove":
+          backend.imported = backend.imported.filter((i) => i.name !== args.name);
+          return null;
         default:
           throw new Error(`unexpected command ${cmd}`);
       }
