@@ -19,6 +19,7 @@ use toolscope_protocol::ProtocolSet;
 
 use crate::confirm::TerminalConfirmation;
 use crate::render;
+use crate::request_tools::RequestToolsArgs;
 use crate::setup::{self, SetupError};
 use crate::{exit, Command, GlobalArgs};
 
@@ -54,6 +55,8 @@ pub struct ParseArgs {
     format: String,
     /// Reply file; `-` or nothing reads stdin.
     file: Option<PathBuf>,
+    #[command(flatten)]
+    request_tools: RequestToolsArgs,
 }
 
 #[derive(Debug, Args)]
@@ -120,6 +123,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::Run(args) => run(&global, args).await,
         Command::Import(args) => crate::imported::import(&global, args),
         Command::Imported(args) => crate::imported::imported(&global, args),
+        Command::Eval(args) => crate::eval::eval(&global, args),
         Command::Formats => Ok(formats(&global)),
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
     };
@@ -159,17 +163,42 @@ fn prompt(global: &GlobalArgs, args: PromptArgs) -> Result<u8, SetupError> {
 }
 
 fn parse(global: &GlobalArgs, args: ParseArgs) -> Result<u8, SetupError> {
+    let request_tools = args.request_tools.load(global)?;
     let text = setup::read_input(args.file.as_deref())?;
     let mut report = parser::parse(&ProtocolSet::standard(), &text, Some(&args.format))
         .map_err(|e| SetupError::usage(e.to_string()))?;
-    // Typing text values needs the schemas; parsing must still work without a usable workspace.
-    if let Ok(registry) = setup::registry(global) {
-        parser::type_arguments(&mut report, |name| registry.parameters_of(name));
-    }
+    let mut untyped = Vec::new();
+    let checks = match &request_tools {
+        // The request's tools decide, as they would for a serving stack.
+        Some(tools) => Some(tools.check(&mut report)),
+        // Typing text values needs the schemas; parsing must still work without a usable
+        // workspace.
+        None => {
+            let registry = setup::registry(global).ok();
+            let schema_of = |name: &str| registry.as_ref().and_then(|r| r.parameters_of(name));
+            untyped = report
+                .requests
+                .iter()
+                .filter(|r| {
+                    r.untyped_args && !r.args.is_empty() && schema_of(&r.tool_name).is_none()
+                })
+                .map(|r| r.request_id.clone())
+                .collect();
+            parser::type_arguments(&mut report, schema_of);
+            None
+        }
+    };
     if global.json {
-        render::json(&report);
+        match &checks {
+            Some(checks) => render::json(&render::CheckedReport {
+                report: &report,
+                checks,
+            }),
+            None => render::json(&report),
+        }
     } else {
-        render::parse_report(&report, &text);
+        let untyped: Vec<&str> = untyped.iter().map(String::as_str).collect();
+        render::parse_report(&report, &text, checks.as_deref(), &untyped);
     }
     Ok(if report.has_errors() {
         exit::NO_CALLS

@@ -3,6 +3,8 @@
 pub const OK: u8 = 0;
 /// A tool call ran and ended in an error result.
 pub const TOOL_FAILED: u8 = 1;
+/// `eval`: the agreement is below `--min`.
+pub const BELOW_MINIMUM: u8 = 1;
 /// Bad flags, unreadable input, invalid JSON, unknown format or tool config.
 pub const USAGE: u8 = 2;
 /// The reply had no tool calls to run, or parsing reported errors.

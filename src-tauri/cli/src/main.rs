@@ -6,9 +6,11 @@
 mod bench_parse;
 mod commands;
 mod confirm;
+mod eval;
 mod exit;
 mod imported;
 mod render;
+mod request_tools;
 mod setup;
 
 use std::path::PathBuf;
@@ -83,6 +85,8 @@ enum Command {
     Import(imported::ImportArgs),
     /// List, remove or mock the imported sets.
     Imported(imported::ImportedArgs),
+    /// Parse a corpus of replies with known calls (JSON Lines) and report the agreement.
+    Eval(eval::EvalArgs),
     /// List the wire formats the parser knows.
     Formats,
     /// Time the parsers on a directory of replies with expected calls (manifest.json).

@@ -4,6 +4,8 @@ use serde::Serialize;
 use serde_json::Value;
 use toolscope_engine::cycle::CycleOutcome;
 use toolscope_engine::discovery::DiscoveredTool;
+use toolscope_engine::eval::{Agreement, EvalReport};
+use toolscope_engine::request_tools::RequestCheck;
 use toolscope_protocol::method::Annotations;
 use toolscope_protocol::parser::ParseReport;
 use toolscope_protocol::request::Severity;
@@ -74,7 +76,22 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-pub fn parse_report(report: &ParseReport, text: &str) {
+/// A parse report with each request checked against the request's tools.
+#[derive(Serialize)]
+pub struct CheckedReport<'a> {
+    #[serde(flatten)]
+    pub report: &'a ParseReport,
+    pub checks: &'a [RequestCheck],
+}
+
+/// `checks`: each request against the request's tools; `untyped`: requests whose text values
+/// no schema typed.
+pub fn parse_report(
+    report: &ParseReport,
+    text: &str,
+    checks: Option<&[RequestCheck]>,
+    untyped: &[&str],
+) {
     let how = if report.detected { "detected" } else { "named" };
     println!(
         "format: {} ({how}); {} request(s), {} diagnostic(s)",
@@ -95,6 +112,22 @@ pub fn parse_report(report: &ParseReport, text: &str) {
         let args = serde_json::to_string_pretty(&request.args).unwrap_or_default();
         for arg_line in args.lines() {
             println!("   {arg_line}");
+        }
+        let check = checks.and_then(|c| c.iter().find(|c| c.request_id == request.request_id));
+        match check.map(|c| &c.error) {
+            Some(None) => println!("   valid against the request's tools"),
+            Some(Some(error)) => {
+                println!(
+                    "   {}: {}",
+                    error.kind,
+                    error.message.replace('\n', "\n   ")
+                );
+            }
+            None if untyped.contains(&request.request_id.as_str()) => println!(
+                "   (values are the model's text: no schema types them, so a JSON literal is read \
+                 as one and the rest stays text; --tools gives the request's schemas)"
+            ),
+            None => {}
         }
     }
     for diag in &report.diagnostics {
@@ -137,7 +170,7 @@ pub fn result(result: &ToolExecutionResult) {
 }
 
 pub fn cycle(outcome: &CycleOutcome, text: &str) {
-    parse_report(&outcome.parse, text);
+    parse_report(&outcome.parse, text, None, &[]);
     if !outcome.has_tool_requests {
         return;
     }
@@ -147,4 +180,25 @@ pub fn cycle(outcome: &CycleOutcome, text: &str) {
     }
     println!("\n--- results for the model ({}) ---", outcome.parse.format);
     print!("{}", outcome.formatted_results);
+}
+
+fn agreement(a: Agreement) -> String {
+    format!("{}/{} ({:.1}%)", a.agreed, a.cases, a.rate() * 100.0)
+}
+
+pub fn eval_report(report: &EvalReport) {
+    for outcome in &report.mismatches {
+        println!("✗ {} [{}]", outcome.label, outcome.format);
+        for reason in &outcome.reasons {
+            println!("    {reason}");
+        }
+    }
+    if !report.mismatches.is_empty() {
+        println!();
+    }
+    let width = report.by_format.keys().map(String::len).max().unwrap_or(0);
+    for (format, counts) in &report.by_format {
+        println!("{format:<width$}  {}", agreement(*counts));
+    }
+    println!("overall {}", agreement(report.overall));
 }

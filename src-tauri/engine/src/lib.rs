@@ -3,18 +3,21 @@
 //! The pipeline mirrors the tool-calling cycle of a chat agent:
 //! [`registry`] holds tools, [`discovery`] shows what a model may call and renders prompts,
 //! the wire formats of `toolscope-protocol` turn a model reply into requests, [`executor`] runs
-//! them, [`cycle`] chains the three and [`history`] records every run durably. Tool sources
+//! them, [`cycle`] chains the three and [`history`] records every run durably; [`request_tools`]
+//! checks a reply against the tools of the request that produced it. Tool sources
 //! (built-in, HTTP, MCP, ...) are provider crates that implement [`Tool`].
 
 pub mod config;
 pub mod cycle;
 pub mod discovery;
+pub mod eval;
 pub mod executor;
 pub mod files;
 pub mod history;
 pub mod naming;
 pub mod redact;
 pub mod registry;
+pub mod request_tools;
 pub mod tool;
 pub mod types;
 

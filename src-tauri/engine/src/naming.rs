@@ -101,6 +101,45 @@ impl MethodNames {
     }
 }
 
+/// Up to `most` of `candidates` nearest to `name` by edit distance (case-insensitive), nearest
+/// first; only names within about a third of the longer name's length count as near, so a
+/// suggestion is a likely typo, not any name at all.
+pub fn closest_names<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    most: usize,
+) -> Vec<&'a str> {
+    let wanted: Vec<char> = name.to_lowercase().chars().collect();
+    let mut near: Vec<(usize, &'a str)> = candidates
+        .into_iter()
+        .filter_map(|candidate| {
+            let other: Vec<char> = candidate.to_lowercase().chars().collect();
+            let distance = edit_distance(&wanted, &other);
+            let limit = wanted.len().max(other.len()).div_ceil(3).max(1);
+            (distance <= limit).then_some((distance, candidate))
+        })
+        .collect();
+    near.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    near.into_iter().take(most).map(|(_, name)| name).collect()
+}
+
+/// Levenshtein distance over characters, in one row of memory.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +174,18 @@ mod tests {
             .filter_map(|n| names.method_name(n))
             .collect();
         assert_eq!(methods.len(), 3);
+    }
+
+    #[test]
+    fn closest_names_are_near_typos_nearest_first() {
+        let names = ["get_weather", "get_forecast", "set_weather", "delete_all"];
+        assert_eq!(
+            closest_names("get_wether", names, 3),
+            vec!["get_weather", "set_weather"]
+        );
+        assert_eq!(closest_names("GET_WEATHER", names, 1), vec!["get_weather"]);
+        assert!(closest_names("translate", names, 3).is_empty());
+        assert_eq!(edit_distance(&[], &['a', 'b']), 2);
     }
 
     #[test]

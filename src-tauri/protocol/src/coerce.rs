@@ -25,6 +25,19 @@ pub fn coerce_untyped(args: &mut Map<String, Value>, schema: &Value) {
     }
 }
 
+/// Reads each string argument that is a whole JSON literal as that literal (`42`, `null`,
+/// `"x"` → `x`, `[1]`): what untyped text means when no schema says more. llama.cpp's XML
+/// tool-call reader and vLLM's GLM-4.5 parser read values so; other text stays as written.
+pub fn read_literals(args: &mut Map<String, Value>) {
+    for value in args.values_mut() {
+        if let Value::String(text) = value {
+            if let Ok(literal) = serde_json::from_str::<Value>(text.trim()) {
+                *value = literal;
+            }
+        }
+    }
+}
+
 /// Adds each missing top-level property that declares a `default`.
 pub fn apply_defaults(args: &mut Map<String, Value>, schema: &Value) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
@@ -49,6 +62,11 @@ fn declared_types(prop: &Value) -> Vec<&str> {
 
 fn convert(text: &str, prop: &Value) -> Option<Value> {
     let types = declared_types(prop);
+    // A nullable value written `null` means null, even when it may also be a string (the
+    // reference parsers read `null` first, whatever the type).
+    if types.contains(&"null") && text.trim() == "null" {
+        return Some(Value::Null);
+    }
     if types.contains(&"string") {
         return None;
     }
@@ -113,6 +131,24 @@ mod tests {
         };
         coerce_untyped(&mut args, &schema);
         Value::Object(args)
+    }
+
+    #[test]
+    fn without_a_schema_json_literals_are_read_and_other_text_stays() {
+        let Value::Object(mut args) = json!({
+            "n": " 42 ", "f": "1.5", "b": "true", "null": "null", "list": "[1, \"a\"]",
+            "object": "{\"k\": 1}", "quoted": "\"x\"", "word": "Paris", "zeros": "007"
+        }) else {
+            unreachable!()
+        };
+        read_literals(&mut args);
+        assert_eq!(
+            Value::Object(args),
+            json!({
+                "n": 42, "f": 1.5, "b": true, "null": null, "list": [1, "a"],
+                "object": {"k": 1}, "quoted": "x", "word": "Paris", "zeros": "007"
+            })
+        );
     }
 
     #[test]

@@ -179,14 +179,17 @@ fn detected(id: &str, mut output: ParseOutput, also: &[&str], len: usize) -> Par
 
 /// Types text values (formats that carry every value as text) from the schema of each
 /// request's method, when `schema_of` knows the tool; typed formats are left alone. A value
-/// that does not convert stays text, for validation to report with its path.
+/// that does not convert stays text, for validation to report with its path. Without a schema,
+/// a value that is a JSON literal (`42`, `true`, `null`, `[1]`) becomes that literal and the rest
+/// stays text, as the reference parsers read untyped values.
 pub fn type_arguments(
     report: &mut ParseReport,
     schema_of: impl Fn(&str) -> Option<serde_json::Value>,
 ) {
     for request in report.requests.iter_mut().filter(|r| r.untyped_args) {
-        if let Some(schema) = schema_of(&request.tool_name) {
-            crate::coerce::coerce_untyped(&mut request.args, &schema);
+        match schema_of(&request.tool_name) {
+            Some(schema) => crate::coerce::coerce_untyped(&mut request.args, &schema),
+            None => crate::coerce::read_literals(&mut request.args),
         }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use toolscope_engine::naming::{tool_id_for, MethodNames};
+use toolscope_engine::request_tools::{RequestTool, RequestTools};
 use toolscope_engine::types::{ToolInfo, ToolSource};
 use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure};
 use toolscope_protocol::method::MethodMetadata;
@@ -61,6 +62,21 @@ impl ToolSet {
     /// The method name each definition gets (see `toolscope_engine::naming`).
     pub fn method_names(&self) -> MethodNames {
         MethodNames::assign(self.definitions.iter().map(|d| d.name.as_str()))
+    }
+
+    /// The set as the tools of a request: the names the model sees, each routed to its method,
+    /// so checked calls can run against the set's mocks.
+    pub fn request_tools(&self) -> RequestTools {
+        let names = self.method_names();
+        RequestTools::new(self.definitions.iter().map(|definition| {
+            RequestTool {
+                name: definition.name.clone(),
+                parameters: definition.parameters.clone(),
+                routing_name: names
+                    .method_name(&definition.name)
+                    .map(|method| format!("{}_{method}", self.id)),
+            }
+        }))
     }
 
     /// The tool the registry holds for this set.
@@ -141,4 +157,13 @@ impl Tool for ImportedTool {
             }
         })
     }
+}
+
+/// Definitions read from a request but not imported: its tools, with nothing to run behind them.
+pub fn request_tools(definitions: &[Definition]) -> RequestTools {
+    RequestTools::new(definitions.iter().map(|definition| RequestTool {
+        name: definition.name.clone(),
+        parameters: definition.parameters.clone(),
+        routing_name: None,
+    }))
 }

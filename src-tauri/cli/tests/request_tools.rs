@@ -1,0 +1,144 @@
+//! `parse --tools` / `--tool-set` and `eval`: a reply checked against the tools of the request
+//! that produced it, and a corpus of replies scored against the calls they mean.
+
+mod support;
+
+use support::{repo_path, stderr, Sandbox};
+
+const SHOP_TOOLS: &str = "tests/fixtures/imports/openai_chat_tools.json";
+
+/// One valid call, one whose order id breaks the schema's pattern, one to a tool the request
+/// does not define; values are text (Qwen3-Coder), so the request's schema types them.
+const REPLY: &str = "<tool_call>\n<function=create_return>\n<parameter=order_id>\nORD-2024-88412\n</parameter>\n\
+<parameter=items>\n[{\"sku\": \"B-1\", \"quantity\": 2, \"reason\": \"damaged\"}]\n</parameter>\n</function>\n</tool_call>\n\
+<tool_call>\n<function=lookup_order>\n<parameter=order_id>\n88412\n</parameter>\n\
+<parameter=customer_email>\nnull\n</parameter>\n</function>\n</tool_call>\n\
+<tool_call>\n<function=lookup_ordr>\n<parameter=order_id>\n42\n</parameter>\n</function>\n</tool_call>";
+
+#[test]
+fn parse_checks_calls_against_the_request_tools() {
+    let sandbox = Sandbox::new();
+    let reply = sandbox.write("reply.txt", REPLY);
+    let tools = repo_path(SHOP_TOOLS);
+    let (code, report) = sandbox.json(&["parse", &reply, "--tools", &tools, "--json"]);
+    assert_eq!(code, 0, "an unknown tool is a warning, not a parse error");
+    assert_eq!(report["format"], "qwen3_coder");
+    let requests = report["requests"].as_array().expect("requests");
+    assert_eq!(requests.len(), 3, "the unknown call stays visible");
+    assert_eq!(
+        requests[0]["args"]["items"][0]["quantity"], 2,
+        "typed from the schema"
+    );
+    assert_eq!(
+        requests[1]["args"]["order_id"], "88412",
+        "a string property stays text"
+    );
+    assert!(requests[1]["args"]["customer_email"].is_null());
+    let kinds: Vec<&str> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .map(|c| c["error"]["kind"].as_str().unwrap_or("valid"))
+        .collect();
+    assert_eq!(kinds, vec!["valid", "invalid_args", "tool_not_found"]);
+    assert_eq!(
+        report["checks"][1]["error"]["issues"][0]["path"],
+        "/order_id"
+    );
+    let unknown = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["code"] == "unknown_tool")
+        .expect("an unknown_tool diagnostic");
+    assert_eq!(unknown["severity"], "warning");
+    assert!(
+        unknown["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not among the request's 4 tool(s); closest: lookup_order")),
+        "{unknown}"
+    );
+
+    let text = sandbox.run(&["parse", &reply, "--tools", &tools]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains("valid against the request's tools"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("invalid_args: Validation failed:"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn without_tools_values_are_untyped_and_json_literals_read_as_such() {
+    let sandbox = Sandbox::new();
+    let reply = sandbox.write("reply.txt", REPLY);
+    let (code, report) = sandbox.json(&["parse", &reply, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["requests"][1]["args"]["order_id"], 88412);
+    assert_eq!(report["requests"][2]["args"]["order_id"], 42);
+    assert!(report.get("checks").is_none());
+    let text = sandbox.run(&["parse", &reply]);
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("no schema types them"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
+}
+
+#[test]
+fn an_imported_set_serves_as_the_request_tools() {
+    let sandbox = Sandbox::new();
+    let tools = repo_path(SHOP_TOOLS);
+    let output = sandbox.run(&["import", &tools, "--name", "Shop"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let reply = sandbox.write("reply.txt", REPLY);
+    let (_, report) = sandbox.json(&["parse", &reply, "--tool-set", "Shop", "--json"]);
+    assert_eq!(report["checks"][0]["error"], serde_json::Value::Null);
+    assert_eq!(report["checks"][2]["error"]["kind"], "tool_not_found");
+    let missing = sandbox.run(&["parse", &reply, "--tool-set", "Nope"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("no imported set 'Nope' (imported: Shop)"));
+}
+
+#[test]
+fn eval_scores_a_corpus_per_format_and_fails_below_the_minimum() {
+    let sandbox = Sandbox::new();
+    let cases = repo_path("tests/fixtures/eval/cases.jsonl");
+    let tools = repo_path(SHOP_TOOLS);
+    let output = sandbox.run(&["eval", &cases, "--tools", &tools, "--min", "100%"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", stderr(&output));
+    assert!(stdout.contains("overall 6/6 (100.0%)"), "{stdout}");
+    assert!(stdout.contains("hermes"), "{stdout}");
+
+    let mut corpus = std::fs::read_to_string(&cases).expect("cases");
+    corpus.push_str(
+        r#"{"id": "wrong-argument", "format": "hermes", "reply": "<tool_call>{\"name\": \"get_store_hours\", \"arguments\": {\"day\": 1}}</tool_call>", "expected": [{"name": "get_store_hours", "arguments": {}}]}"#,
+    );
+    corpus.push('\n');
+    let with_miss = sandbox.write("cases.jsonl", &corpus);
+    let output = sandbox.run(&["eval", &with_miss, "--tools", &tools, "--min", "0.95"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("✗ wrong-argument [hermes]"), "{stdout}");
+    assert!(stdout.contains("below the minimum 95.0%"), "{stdout}");
+    let (code, report) = sandbox.json(&["eval", &with_miss, "--tools", &tools, "--json"]);
+    assert_eq!(code, 0, "no --min: the figures, not a verdict");
+    assert_eq!(report["overall"]["cases"], 7);
+    assert_eq!(report["overall"]["agreed"], 6);
+    assert_eq!(report["by_format"]["hermes"]["cases"], 3);
+
+    let broken = sandbox.write("broken.jsonl", "{\"reply\": 1}\n");
+    let output = sandbox.run(&["eval", &broken]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("line 1: not a case"),
+        "{}",
+        stderr(&output)
+    );
+    let output = sandbox.run(&["eval", &cases, "--min", "150%"]);
+    assert_eq!(output.status.code(), Some(2));
+}

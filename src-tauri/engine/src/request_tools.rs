@@ -1,0 +1,184 @@
+//! Checking a parsed reply against the tools its request carried, as a serving stack would.
+//!
+//! A person debugging their agent has the request that produced a reply: its `tools`, under the
+//! names the model was shown (`get_weather`, not a routing name). Those tools, not the registry,
+//! then decide what a call means: a value of a text format (XML-style parameters, VCP) is typed
+//! from the request's schema, the arguments are validated against it, and a call to a tool the
+//! request does not define stays visible with an `unknown_tool` warning (never dropped), with the
+//! closest names the request does define. When the tools come from an imported set, each also
+//! knows the routing name of its method, so the checked calls can be run against the set's mocks.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use serde_json::Value;
+use toolscope_protocol::parser::{self, ParseReport};
+use toolscope_protocol::request::{Diagnostic, DiagnosticCode, ParsedToolRequest, Severity};
+use toolscope_protocol::result::{ErrorKind, ExecutionError};
+
+use crate::executor::validate::{format_issues, validate_args};
+use crate::naming::closest_names;
+use crate::registry::compile_schema;
+
+/// Whether a parsed request would run: `None` when its tool is known and its arguments valid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RequestCheck {
+    pub request_id: String,
+    pub error: Option<ExecutionError>,
+}
+
+/// One tool of a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestTool {
+    /// The name the model was given and calls.
+    pub name: String,
+    /// Its argument schema (JSON Schema).
+    pub parameters: Value,
+    /// The registry method it stands for (an imported set's), when calls to it can run.
+    pub routing_name: Option<String>,
+}
+
+struct Entry {
+    tool: RequestTool,
+    validator: OnceLock<Result<Arc<jsonschema::Validator>, String>>,
+}
+
+/// The tools of one request, by the names the model sees.
+pub struct RequestTools {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+}
+
+/// How many near names an unknown-tool message offers.
+const SUGGESTIONS: usize = 3;
+
+impl RequestTools {
+    /// The first definition of a name wins; later ones with the same name are ignored.
+    pub fn new(tools: impl IntoIterator<Item = RequestTool>) -> Self {
+        let mut entries = Vec::new();
+        let mut by_name = HashMap::new();
+        for tool in tools {
+            if by_name.contains_key(&tool.name) {
+                continue;
+            }
+            by_name.insert(tool.name.clone(), entries.len());
+            entries.push(Entry {
+                tool,
+                validator: OnceLock::new(),
+            });
+        }
+        Self { entries, by_name }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&RequestTool> {
+        self.by_name.get(name).map(|&i| &self.entries[i].tool)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| e.tool.name.as_str())
+    }
+
+    /// Types the report's text values from the request's schemas, adds an `unknown_tool`
+    /// warning for each call to a tool the request does not define, and says of each request
+    /// whether it is valid.
+    pub fn check(&self, report: &mut ParseReport) -> Vec<RequestCheck> {
+        parser::type_arguments(report, |name| {
+            self.get(name).map(|tool| tool.parameters.clone())
+        });
+        let mut unknown = Vec::new();
+        let checks = report
+            .requests
+            .iter()
+            .map(|request| {
+                let error = match self.by_name.get(&request.tool_name) {
+                    Some(&index) => self.validate(&self.entries[index], request),
+                    None => {
+                        let message = self.unknown_message(&request.tool_name);
+                        unknown.push(Diagnostic {
+                            severity: Severity::Warning,
+                            code: DiagnosticCode::UnknownTool,
+                            message: message.clone(),
+                            span: request.span,
+                        });
+                        Some(ExecutionError {
+                            kind: ErrorKind::ToolNotFound,
+                            message,
+                            issues: Vec::new(),
+                        })
+                    }
+                };
+                RequestCheck {
+                    request_id: request.request_id.clone(),
+                    error,
+                }
+            })
+            .collect();
+        report.diagnostics.extend(unknown);
+        report.diagnostics.sort_by_key(|d| d.span.start);
+        checks
+    }
+
+    /// The request addressed to the registry method its tool stands for, when there is one.
+    pub fn routed(&self, request: &ParsedToolRequest) -> Option<ParsedToolRequest> {
+        let routing = self.get(&request.tool_name)?.routing_name.as_ref()?;
+        let mut routed = request.clone();
+        routed.tool_name.clone_from(routing);
+        Some(routed)
+    }
+
+    fn validate(&self, entry: &Entry, request: &ParsedToolRequest) -> Option<ExecutionError> {
+        let validator = entry.validator.get_or_init(|| {
+            compile_schema(&entry.tool.parameters)
+                .map(Arc::new)
+                .map_err(|e| {
+                    format!(
+                        "the request's schema of '{}' is invalid: {e}",
+                        entry.tool.name
+                    )
+                })
+        });
+        let validator = match validator {
+            Ok(validator) => validator,
+            Err(message) => {
+                return Some(ExecutionError {
+                    kind: ErrorKind::InvalidArgs,
+                    message: message.clone(),
+                    issues: Vec::new(),
+                })
+            }
+        };
+        let issues = validate_args(validator, &Value::Object(request.args.clone()));
+        (!issues.is_empty()).then(|| ExecutionError {
+            kind: ErrorKind::InvalidArgs,
+            message: format_issues(&issues),
+            issues,
+        })
+    }
+
+    fn unknown_message(&self, name: &str) -> String {
+        let count = self.entries.len();
+        let mut message = if count == 0 {
+            format!("'{name}' is not a tool of the request, which defines none")
+        } else {
+            format!("'{name}' is not among the request's {count} tool(s)")
+        };
+        let closest = closest_names(name, self.names(), SUGGESTIONS);
+        if !closest.is_empty() {
+            message.push_str(&format!("; closest: {}", closest.join(", ")));
+        }
+        message
+    }
+}
+
+#[cfg(test)]
+mod tests;
