@@ -15,10 +15,12 @@ use toolscope_engine::executor::{
     ConfirmationHook, ConfirmationRequest, Executor, ExecutorOptions,
 };
 use toolscope_engine::history::{HistoryEntry, RecordedRequest};
+use toolscope_engine::request_tools::RequestTools;
 use toolscope_engine::{BoxFuture, CallProgress, ProgressSink};
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::ToolExecutionResult;
 
+use crate::commands::parser::{load_request_tools, RequestToolsChoice};
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::{lock, AppState};
 
@@ -154,16 +156,29 @@ pub async fn run_reply(
     state: State<'_, AppState>,
     text: String,
     format: Option<String>,
+    request_tools: Option<RequestToolsChoice>,
     run_id: String,
     on_event: Channel<RunEvent>,
 ) -> Result<CycleOutcome, CommandError> {
-    run_cycle_for(&state, &text, format.as_deref(), &run_id, &on_event).await
+    let tools = request_tools
+        .map(|choice| load_request_tools(&state, &choice).map(|(tools, _)| tools))
+        .transpose()?;
+    run_cycle_for(
+        &state,
+        &text,
+        format.as_deref(),
+        tools.as_ref(),
+        &run_id,
+        &on_event,
+    )
+    .await
 }
 
 async fn run_cycle_for(
     state: &AppState,
     text: &str,
     format: Option<&str>,
+    request_tools: Option<&RequestTools>,
     run_id: &str,
     on_event: &Channel<RunEvent>,
 ) -> Result<CycleOutcome, CommandError> {
@@ -176,6 +191,7 @@ async fn run_cycle_for(
         max_calls: usize::try_from(config.max_total_tool_calls).unwrap_or(usize::MAX),
         origin: "app",
         strict_unknown_tool: config.strict_unknown_tool,
+        request_tools,
     };
     let observer = |index: usize, result: &ToolExecutionResult| {
         let _ = on_event.send(RunEvent::ResultReady {
@@ -342,7 +358,9 @@ mod tests {
         let reply = "<<<[TOOL_REQUEST]>>>\ntool_name:「始」devtools_sleep「末」\ndurationMs:「始」60000「末」\n<<<[END_TOOL_REQUEST]>>>";
         let running = {
             let state = Arc::clone(&state);
-            tokio::spawn(async move { run_cycle_for(&state, reply, None, "run-c", &channel).await })
+            tokio::spawn(async move {
+                run_cycle_for(&state, reply, None, None, "run-c", &channel).await
+            })
         };
         for _ in 0..500 {
             if state.cancel_run("run-c") {

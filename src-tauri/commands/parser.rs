@@ -1,39 +1,102 @@
-//! Parser command: a reply's requests, diagnostics and each request's validation state.
+//! Parser command: a reply's requests, diagnostics and each request's validation state, against
+//! the registry or against the tools of the request the reply answered.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauri::State;
 use toolscope_engine::executor::{Executor, ExecutorOptions};
+use toolscope_engine::request_tools::{RequestCheck, RequestTools};
+use toolscope_imported::{read_definitions, Finding, FindingLevel};
 use toolscope_protocol::parser::{self, ParseReport};
-use toolscope_protocol::result::ExecutionError;
 use toolscope_protocol::stream::{self, StreamReplay};
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
 
-/// Whether a parsed request would run, checked against the registry without running it.
+/// Where the tools of the request a reply answered come from.
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RequestToolsChoice {
+    /// Definitions pasted as JSON, in any shape an import reads; nothing runs behind them.
+    Pasted { text: String },
+    /// An imported set: its calls run against the set's mocks.
+    ImportedSet { name: String },
+}
+
+/// What the request's tools were, for the pane to say what the checks were made against.
 #[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct RequestCheck {
-    pub request_id: String,
-    /// `None`: routing, agent-callable and argument validation all pass.
-    pub error: Option<ExecutionError>,
+pub struct RequestToolsInfo {
+    pub count: u32,
+    /// Entries of pasted definitions that were refused or rewritten.
+    pub findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ParsedReply {
     pub report: ParseReport,
     pub checks: Vec<RequestCheck>,
+    /// Set when the checks were made against the request's tools instead of the registry.
+    pub request_tools: Option<RequestToolsInfo>,
 }
 
-/// Parses `text` (`format` = a protocol id, or none / "auto" to detect).
+/// The request's tools of a choice; pasted definitions that give none are an input error.
+pub(crate) fn load_request_tools(
+    state: &AppState,
+    choice: &RequestToolsChoice,
+) -> Result<(RequestTools, RequestToolsInfo), CommandError> {
+    let invalid = |message: String| CommandError::new(CommandErrorKind::InvalidInput, message);
+    let (tools, findings) = match choice {
+        RequestToolsChoice::Pasted { text } => {
+            let import =
+                read_definitions(text).map_err(|e| invalid(format!("the request's tools: {e}")))?;
+            if import.definitions.is_empty() {
+                return Err(invalid(
+                    "the request's tools: no usable tool definitions".to_owned(),
+                ));
+            }
+            let findings = import
+                .findings
+                .into_iter()
+                .filter(|f| f.level != FindingLevel::Info)
+                .collect();
+            (
+                toolscope_imported::request_tools(&import.definitions),
+                findings,
+            )
+        }
+        RequestToolsChoice::ImportedSet { name } => {
+            let set = state
+                .sources()?
+                .imported
+                .get(name)
+                .ok_or_else(|| invalid(format!("no imported set '{name}'")))?;
+            (set.request_tools(), Vec::new())
+        }
+    };
+    let count = u32::try_from(tools.len()).unwrap_or(u32::MAX);
+    Ok((tools, RequestToolsInfo { count, findings }))
+}
+
+/// Parses `text` (`format` = a protocol id, or none / "auto" to detect), checked against the
+/// request's tools when given, else against the registry.
 #[tauri::command]
 #[specta::specta]
 pub async fn parse_reply(
     state: State<'_, AppState>,
     text: String,
     format: Option<String>,
+    request_tools: Option<RequestToolsChoice>,
 ) -> Result<ParsedReply, CommandError> {
     let mut report = parser::parse(&state.protocols, &text, format.as_deref())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
+    if let Some(choice) = &request_tools {
+        let (tools, info) = load_request_tools(&state, choice)?;
+        let checks = tools.check(&mut report);
+        return Ok(ParsedReply {
+            report,
+            checks,
+            request_tools: Some(info),
+        });
+    }
     // Show text-format values as the method will receive them (typed from its schema).
     parser::type_arguments(&mut report, |name| state.registry.parameters_of(name));
     let executor = Executor::new(
@@ -48,7 +111,11 @@ pub async fn parse_reply(
             error: executor.check(request),
         })
         .collect();
-    Ok(ParsedReply { report, checks })
+    Ok(ParsedReply {
+        report,
+        checks,
+        request_tools: None,
+    })
 }
 
 /// Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and

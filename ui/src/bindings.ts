@@ -11,8 +11,11 @@ export const commands = {
 	listProtocols: () => typedError<ProtocolInfo[], CommandError>(__TAURI_INVOKE("list_protocols")),
 	/**  The prompt `protocol` shows a model for the enabled tools (cached by the engine). */
 	toolPrompt: (protocol: string) => typedError<string, CommandError>(__TAURI_INVOKE("tool_prompt", { protocol })),
-	/**  Parses `text` (`format` = a protocol id, or none / "auto" to detect). */
-	parseReply: (text: string, format: string | null) => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply", { text, format })),
+	/**
+	 *  Parses `text` (`format` = a protocol id, or none / "auto" to detect), checked against the
+	 *  request's tools when given, else against the registry.
+	 */
+	parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null) => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply", { text, format, requestTools })),
 	/**
 	 *  Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and
 	 *  diagnostic appeared, for the Parser pane's "replay as stream" view. With no format (or
@@ -22,7 +25,7 @@ export const commands = {
 	/**  Runs one method by routing name. `run_id` (chosen by the UI) is what `cancel_run` takes. */
 	executeCall: (call: ManualCall, runId: string, onEvent: Channel<RunEvent>) => typedError<ToolExecutionResult, CommandError>(__TAURI_INVOKE("execute_call", { call, runId, onEvent })),
 	/**  The whole cycle on a reply: parse, run every request, format the results block. */
-	runReply: (text: string, format: string | null, runId: string, onEvent: Channel<RunEvent>) => typedError<CycleOutcome, CommandError>(__TAURI_INVOKE("run_reply", { text, format, runId, onEvent })),
+	runReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null, runId: string, onEvent: Channel<RunEvent>) => typedError<CycleOutcome, CommandError>(__TAURI_INVOKE("run_reply", { text, format, requestTools, runId, onEvent })),
 	/**  Cancels a run in flight; false when no run has this id (it already ended). */
 	cancelRun: (runId: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("cancel_run", { runId })),
 	/**  Answers a `confirmation_needed` event; false when nobody is waiting for it any more. */
@@ -374,6 +377,8 @@ export type ParseReport = {
 export type ParsedReply = {
 	report: ParseReport,
 	checks: RequestCheck[],
+	/**  Set when the checks were made against the request's tools instead of the registry. */
+	request_tools: RequestToolsInfo | null,
 };
 
 /**  One tool call extracted from a model reply. */
@@ -425,11 +430,24 @@ export type ReplayedDiagnostic = {
 	diagnostic: Diagnostic,
 };
 
-/**  Whether a parsed request would run, checked against the registry without running it. */
+/**  Whether a parsed request would run: `None` when its tool is known and its arguments valid. */
 export type RequestCheck = {
 	request_id: string,
-	/**  `None`: routing, agent-callable and argument validation all pass. */
 	error: ExecutionError | null,
+};
+
+/**  Where the tools of the request a reply answered come from. */
+export type RequestToolsChoice = 
+/**  Definitions pasted as JSON, in any shape an import reads; nothing runs behind them. */
+{ kind: "pasted"; text: string } | 
+/**  An imported set: its calls run against the set's mocks. */
+{ kind: "imported_set"; name: string };
+
+/**  What the request's tools were, for the pane to say what the checks were made against. */
+export type RequestToolsInfo = {
+	count: number,
+	/**  Entries of pasted definitions that were refused or rewritten. */
+	findings: Finding[],
 };
 
 /**  What a run reports while it is going. */

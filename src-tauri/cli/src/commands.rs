@@ -98,6 +98,9 @@ pub struct RunArgs {
     format: String,
     #[command(flatten)]
     flags: ExecutionFlags,
+    /// The request's tools; calls to an imported set's tools (`--tool-set`) run as its methods.
+    #[command(flatten)]
+    request_tools: RequestToolsArgs,
 }
 
 fn parse_source(text: &str) -> Result<ToolSource, String> {
@@ -283,6 +286,7 @@ async fn call(global: &GlobalArgs, args: CallArgs) -> Result<u8, SetupError> {
 }
 
 async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
+    let request_tools = args.request_tools.load(global)?;
     let reply = setup::read_input(args.file.as_deref())?;
     let (executor, config) = executor(global, &args.flags)?;
     let history = setup::history(global)?;
@@ -292,6 +296,7 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
         max_calls: usize::try_from(config.max_total_tool_calls).unwrap_or(usize::MAX),
         origin: "cli",
         strict_unknown_tool: config.strict_unknown_tool,
+        request_tools: request_tools.as_ref(),
     };
     let outcome = run_cycle(
         &reply,

@@ -142,3 +142,48 @@ fn eval_scores_a_corpus_per_format_and_fails_below_the_minimum() {
     let output = sandbox.run(&["eval", &cases, "--min", "150%"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn run_with_an_imported_set_answers_the_model_names_from_the_mocks() {
+    let sandbox = Sandbox::new();
+    let tools = repo_path(SHOP_TOOLS);
+    assert_eq!(
+        sandbox
+            .run(&["import", &tools, "--name", "Shop"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let mocked = sandbox.run(&[
+        "imported",
+        "mock",
+        "Shop",
+        "get_store_hours",
+        "--fixed",
+        r#"{"open": "9-17"}"#,
+    ]);
+    assert_eq!(mocked.status.code(), Some(0), "{}", stderr(&mocked));
+    let reply = sandbox.write(
+        "reply.txt",
+        "<tool_call>\n{\"name\": \"get_store_hours\", \"arguments\": {}}\n</tool_call>\n\
+         <tool_call>\n{\"name\": \"lookup_order\", \"arguments\": {\"order_id\": \"ORD-2024-88412\", \"customer_email\": null}}\n</tool_call>",
+    );
+    let (code, outcome) = sandbox.json(&[
+        "run",
+        &reply,
+        "--tool-set",
+        "Shop",
+        "--yes",
+        "--json",
+        "--no-history",
+    ]);
+    assert_eq!(code, 1, "the unmocked call fails");
+    assert_eq!(outcome["results"][0]["tool_name"], "get_store_hours");
+    assert_eq!(outcome["results"][0]["result"], r#"{"open":"9-17"}"#);
+    assert!(outcome["results"][1]["result"]
+        .as_str()
+        .is_some_and(|r| r.contains("no implementation")));
+    assert!(outcome["formatted_results"]
+        .as_str()
+        .is_some_and(|text| text.contains("get_store_hours")));
+}

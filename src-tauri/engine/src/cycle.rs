@@ -6,6 +6,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::executor::Executor;
 use crate::history::{History, HistoryEntry, RecordedRequest};
+use crate::request_tools::RequestTools;
 use toolscope_protocol::parser::{self, ParseReport, ParserError};
 use toolscope_protocol::request::{Diagnostic, DiagnosticCode, ParsedToolRequest, Severity};
 use toolscope_protocol::result::{ErrorKind, ExecutionError, ExecutionStatus, ToolExecutionResult};
@@ -22,6 +23,10 @@ pub struct CycleOptions<'a> {
     pub origin: &'a str,
     /// Requests naming no registered method become parse errors instead of failed runs.
     pub strict_unknown_tool: bool,
+    /// The tools of the request the reply answered: they type and check its calls, and a call
+    /// runs as the method its tool stands for (an imported set's); a call they cannot route
+    /// fails with the reason, and results keep the names the model used.
+    pub request_tools: Option<&'a RequestTools>,
 }
 
 impl Default for CycleOptions<'_> {
@@ -31,6 +36,7 @@ impl Default for CycleOptions<'_> {
             max_calls: 32,
             origin: "cycle",
             strict_unknown_tool: false,
+            request_tools: None,
         }
     }
 }
@@ -88,14 +94,23 @@ pub async fn run_cycle_observed(
     observe: &(dyn Fn(usize, &ToolExecutionResult) + Sync),
 ) -> Result<CycleOutcome, ParserError> {
     let mut parse = parser::parse(protocols, reply, options.format)?;
-    if options.strict_unknown_tool {
-        reject_unknown(&mut parse, executor);
-    }
     let cycle_id = uuid::Uuid::new_v4().to_string();
-    let allowed = parse.requests.len().min(options.max_calls);
-    let mut results = executor
-        .execute_all_observed(&parse.requests[..allowed], cancel, observe)
-        .await;
+    let mut results = match options.request_tools {
+        Some(tools) => {
+            let allowed = parse.requests.len().min(options.max_calls);
+            run_routed(tools, &mut parse, allowed, executor, cancel, observe).await
+        }
+        None => {
+            if options.strict_unknown_tool {
+                reject_unknown(&mut parse, executor);
+            }
+            let allowed = parse.requests.len().min(options.max_calls);
+            executor
+                .execute_all_observed(&parse.requests[..allowed], cancel, observe)
+                .await
+        }
+    };
+    let allowed = results.len();
     results.extend(
         parse.requests[allowed..]
             .iter()
@@ -130,6 +145,80 @@ pub async fn run_cycle_observed(
     })
 }
 
+/// Runs the first `allowed` requests of a reply checked against its request's tools: each that
+/// routes to a method runs as that method; the others fail with why they cannot run.
+async fn run_routed(
+    tools: &RequestTools,
+    parse: &mut ParseReport,
+    allowed: usize,
+    executor: &Executor,
+    cancel: &CancellationToken,
+    observe: &(dyn Fn(usize, &ToolExecutionResult) + Sync),
+) -> Vec<ToolExecutionResult> {
+    let checks = tools.check(parse);
+    let mut results: Vec<Option<ToolExecutionResult>> = vec![None; allowed];
+    let mut runnable = Vec::new();
+    let mut positions = Vec::new();
+    for (index, (request, check)) in parse.requests[..allowed].iter().zip(&checks).enumerate() {
+        let routed = match &check.error {
+            Some(error) if error.kind == ErrorKind::ToolNotFound => Err(error.clone()),
+            _ => tools.routed(request).ok_or_else(|| ExecutionError {
+                kind: ErrorKind::ToolNotFound,
+                message: format!(
+                    "'{}' is a tool of the request with nothing behind it: import the \
+                     definitions as a set and give it a mock to run it",
+                    request.tool_name
+                ),
+                issues: Vec::new(),
+            }),
+        };
+        match routed {
+            Ok(routed) => {
+                positions.push(index);
+                runnable.push(routed);
+            }
+            Err(error) => {
+                let failed = failed(request, error);
+                observe(index, &failed);
+                results[index] = Some(failed);
+            }
+        }
+    }
+    let ran = executor
+        .execute_all_observed(&runnable, cancel, &|k, result| {
+            observe(
+                positions[k],
+                &named_as(result, &parse.requests[positions[k]]),
+            );
+        })
+        .await;
+    for (k, result) in ran.into_iter().enumerate() {
+        let index = positions[k];
+        results[index] = Some(named_as(&result, &parse.requests[index]));
+    }
+    results.into_iter().flatten().collect()
+}
+
+/// A result under the name the model used for the call.
+fn named_as(result: &ToolExecutionResult, request: &ParsedToolRequest) -> ToolExecutionResult {
+    ToolExecutionResult {
+        tool_name: request.tool_name.clone(),
+        ..result.clone()
+    }
+}
+
+fn failed(request: &ParsedToolRequest, error: ExecutionError) -> ToolExecutionResult {
+    ToolExecutionResult {
+        request_id: request.request_id.clone(),
+        tool_name: request.tool_name.clone(),
+        status: ExecutionStatus::Error,
+        result: error.message.clone(),
+        duration_ms: 0.0,
+        error: Some(error),
+        truncated: None,
+    }
+}
+
 /// Moves requests whose routing name does not resolve from the requests to the diagnostics.
 fn reject_unknown(parse: &mut ParseReport, executor: &Executor) {
     let registry = executor.registry();
@@ -153,20 +242,14 @@ fn reject_unknown(parse: &mut ParseReport, executor: &Executor) {
 }
 
 fn over_limit(request: &ParsedToolRequest, max_calls: usize) -> ToolExecutionResult {
-    let message = format!("not executed: a reply may make at most {max_calls} tool calls");
-    ToolExecutionResult {
-        request_id: request.request_id.clone(),
-        tool_name: request.tool_name.clone(),
-        status: ExecutionStatus::Error,
-        result: message.clone(),
-        duration_ms: 0.0,
-        error: Some(ExecutionError {
+    failed(
+        request,
+        ExecutionError {
             kind: ErrorKind::Denied,
-            message,
+            message: format!("not executed: a reply may make at most {max_calls} tool calls"),
             issues: Vec::new(),
-        }),
-        truncated: None,
-    }
+        },
+    )
 }
 
 fn record(
@@ -255,6 +338,66 @@ mod tests {
             .all(|e| e.parent_id.as_deref() == Some(outcome.cycle_id.as_str())));
         assert_eq!(loaded.entries[0].request.request_id, "a");
         assert_eq!(loaded.entries[1].result.request_id, "b");
+    }
+
+    #[tokio::test]
+    async fn request_tools_route_calls_and_results_keep_the_model_names() {
+        use crate::request_tools::{RequestTool, RequestTools};
+        let tool = |name: &str, routing: Option<&str>| RequestTool {
+            name: name.to_owned(),
+            parameters: serde_json::json!({"type": "object"}),
+            routing_name: routing.map(str::to_owned),
+        };
+        let tools = RequestTools::new([tool("say_it", Some("echo_say")), tool("unrouted", None)]);
+        let reply = r#"<tool_call>{"name": "say_it", "arguments": {"text": "hi"}}</tool_call>
+<tool_call>{"name": "unrouted", "arguments": {}}</tool_call>
+<tool_call>{"name": "ghost", "arguments": {}}</tool_call>"#;
+        let seen = std::sync::Mutex::new(Vec::new());
+        let outcome = run_cycle_observed(
+            reply,
+            &CycleOptions {
+                request_tools: Some(&tools),
+                max_calls: 2,
+                ..Default::default()
+            },
+            &ProtocolSet::standard(),
+            &executor(),
+            None,
+            &CancellationToken::new(),
+            &|index, result| {
+                seen.lock()
+                    .expect("lock")
+                    .push((index, result.tool_name.clone()))
+            },
+        )
+        .await
+        .expect("auto");
+        let names: Vec<&str> = outcome
+            .results
+            .iter()
+            .map(|r| r.tool_name.as_str())
+            .collect();
+        assert_eq!(names, vec!["say_it", "unrouted", "ghost"]);
+        assert!(outcome.results[0].is_success(), "{:?}", outcome.results[0]);
+        assert_eq!(outcome.results[0].result, r#"{"text":"hi"}"#);
+        assert!(outcome.results[1].result.contains("nothing behind it"));
+        assert_eq!(
+            outcome.results[2].error_kind(),
+            Some(ErrorKind::Denied),
+            "over the limit"
+        );
+        assert!(outcome.formatted_results.contains("say_it"));
+        assert!(outcome
+            .parse
+            .diagnostics
+            .iter()
+            .any(|d| d.code == DiagnosticCode::UnknownTool && d.message.contains("ghost")));
+        let mut seen = seen.into_inner().expect("lock");
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![(0, "say_it".to_owned()), (1, "unrouted".to_owned())]
+        );
     }
 
     #[tokio::test]

@@ -51,6 +51,12 @@ pub struct RequestTools {
     by_name: HashMap<String, usize>,
 }
 
+impl std::fmt::Debug for RequestTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
 /// How many near names an unknown-tool message offers.
 const SUGGESTIONS: usize = 3;
 

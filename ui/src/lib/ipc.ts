@@ -11,6 +11,7 @@ import {
   type CommandError,
   type CommandErrorKind,
   type McpServerConfig,
+  type RequestToolsChoice,
   type RunEvent,
   type Value,
 } from "../bindings";
@@ -103,7 +104,8 @@ export const ipc = {
     unwrap(commands.listTools(query, includeNonCallable)),
   listProtocols: () => unwrap(commands.listProtocols()),
   toolPrompt: (protocol: string) => unwrap(commands.toolPrompt(protocol)),
-  parseReply: (text: string, format: string | null) => unwrap(commands.parseReply(text, format)),
+  parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null = null) =>
+    unwrap(commands.parseReply(text, format, requestTools)),
   replayStream: (text: string, format: string | null, deltaBytes: number) =>
     unwrap(commands.replayStream(text, format, deltaBytes)),
   executeCall: (...args: Parameters<typeof commands.executeCall>) => unwrap(commands.executeCall(...args)),

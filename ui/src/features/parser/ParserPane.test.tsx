@@ -80,11 +80,12 @@ function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
         },
       },
     ],
+    request_tools: null,
   };
 }
 
 function empty(format: string, detected: boolean): ParsedReply {
-  return { report: { format, detected, requests: [], diagnostics: [], content: "" }, checks: [] };
+  return { report: { format, detected, requests: [], diagnostics: [], content: "" }, checks: [], request_tools: null };
 }
 
 function result(tool: string, id: string, status: "success" | "error", text: string, extra: Partial<ToolExecutionResult> = {}) {
@@ -123,6 +124,7 @@ function mockCommands(handlers: Record<string, Handler>): Call[] {
     const handler = handlers[cmd];
     if (handler) return handler(args);
     if (cmd === "list_protocols") return PROTOCOLS;
+    if (cmd === "imported_sets") return [];
     throw new Error(`unexpected command ${cmd}`);
   });
   return calls;
@@ -203,7 +205,7 @@ describe("ParserPane parsing", () => {
     await waitFor(() => {
       expect(requests()).toHaveLength(2);
     });
-    expect(only(calls, "parse_reply").map((c) => c.args)).toEqual([{ text: REPLY, format: null }]);
+    expect(only(calls, "parse_reply").map((c) => c.args)).toEqual([{ text: REPLY, format: null, requestTools: null }]);
 
     const [first, second] = requests();
     if (!first || !second) throw new Error("two requests expected");
@@ -332,14 +334,49 @@ describe("ParserPane parsing", () => {
     fireEvent.change(screen.getByTestId("parser-format"), { target: { value: "vcp" } });
     const message = await screen.findByTestId("parser-no-calls");
     expect(message.textContent).toBe("No tool calls found (format vcp).");
-    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: "vcp" });
+    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: "vcp", requestTools: null });
     expect(requests()).toHaveLength(0);
 
     fireEvent.change(screen.getByTestId("parser-format"), { target: { value: "auto" } });
     await waitFor(() => {
       expect(screen.getByTestId("parser-no-calls").textContent).toMatch(/^No tool calls found \(format auto/);
     });
-    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: null });
+    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: null, requestTools: null });
+  });
+
+  it("checks the calls against pasted request tools or an imported set", async () => {
+    const tools = '[{"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object"}}}]';
+    const calls = mockCommands({
+      parse_reply: (args) => ({
+        ...parsed(),
+        request_tools: args.requestTools
+          ? { count: 1, findings: [{ path: "/1", level: "error", message: "no name" }] }
+          : null,
+      }),
+      imported_sets: () => [
+        { name: "Shop", id: "Shop", imported_at: "", origin: "pasted", definitions: 4, mocked: 1 },
+      ],
+    });
+    renderPane();
+    await parseReply();
+    const source = screen.getByTestId<HTMLSelectElement>("parser-request-tools-source");
+    await waitFor(() => {
+      expect([...source.options].map((o) => o.value)).toEqual(["registry", "pasted", "set:Shop"]);
+    });
+    fireEvent.change(source, { target: { value: "pasted" } });
+    fireEvent.change(screen.getByTestId("parser-request-tools-text"), { target: { value: tools } });
+    const info = await screen.findByTestId("parser-request-tools-info");
+    await waitFor(() => {
+      expect(info.textContent).toContain("Checked against 1 request tool");
+    });
+    expect(screen.getByTestId("parser-request-tools").textContent).toContain("no name");
+    expect(only(calls, "parse_reply").at(-1)?.args.requestTools).toEqual({ kind: "pasted", text: tools });
+
+    fireEvent.change(source, { target: { value: "set:Shop" } });
+    await waitFor(() => {
+      expect(only(calls, "parse_reply").at(-1)?.args.requestTools).toEqual({ kind: "imported_set", name: "Shop" });
+    });
+    expect(screen.queryByTestId("parser-request-tools-text")).toBeNull();
   });
 
   it("shows a parse failure (IpcError) inline", async () => {
@@ -370,6 +407,7 @@ describe("ParserPane parsing", () => {
         diagnostics: [],
       },
       checks: [{ request_id: "call-1", error: null }],
+      request_tools: null,
     };
     const done = deferred<CycleOutcome>();
     let channel: Channel<RunEvent> | null = null;
@@ -412,6 +450,7 @@ describe("ParserPane parsing", () => {
           diagnostics: [],
         },
         checks: blocks.map((_, i) => ({ request_id: `id-${String(i)}`, error: null })),
+        request_tools: null,
       }),
     });
     renderPane();
@@ -467,6 +506,7 @@ describe("ParserPane parsing", () => {
           diagnostics: [],
         },
         checks: [{ request_id: "call-1", error: null }],
+        request_tools: null,
       }),
     });
     renderPane();

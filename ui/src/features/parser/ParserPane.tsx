@@ -17,6 +17,7 @@ import { matchResults } from "./matchResults";
 import { ErrorNotice, ParseSummary } from "./ParseSummary";
 import { AUTO_FORMAT, ReplyEditor } from "./ReplyEditor";
 import { RequestList } from "./RequestList";
+import { REGISTRY, RequestToolsPicker, requestToolsChoice } from "./RequestToolsPicker";
 import { RunPanel } from "./RunPanel";
 import type { Selection } from "./selection";
 import { mapByteOffsets } from "./textIndex";
@@ -31,11 +32,14 @@ export function ParserPane({ active }: { active: boolean }) {
   const textarea = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState("");
   const [format, setFormat] = useState(AUTO_FORMAT);
+  const [toolsSource, setToolsSource] = useState(REGISTRY);
+  const [pastedTools, setPastedTools] = useState("");
   const [selection, setSelection] = useState<Selection | null>(null);
   const parser = useParser();
   const { run, start, cancel, answer } = useRun();
   const { protocols, error: protocolsError } = useProtocols();
   const formatArg = format === AUTO_FORMAT ? null : format;
+  const tools = useMemo(() => requestToolsChoice(toolsSource, pastedTools), [toolsSource, pastedTools]);
   const { snapshot, schedule, parseNow } = parser;
   const running = run.status === "running";
 
@@ -56,20 +60,32 @@ export function ParserPane({ active }: { active: boolean }) {
   const onTextChange = useCallback(
     (value: string) => {
       setText(value);
-      schedule(value, formatArg);
+      schedule(value, formatArg, tools);
     },
-    [schedule, formatArg],
+    [schedule, formatArg, tools],
   );
 
   const onFormatChange = (next: string) => {
     setFormat(next);
-    parseNow(text, next === AUTO_FORMAT ? null : next);
+    parseNow(text, next === AUTO_FORMAT ? null : next, tools);
+  };
+
+  const onToolsSourceChange = (next: string) => {
+    setToolsSource(next);
+    parseNow(text, formatArg, requestToolsChoice(next, pastedTools));
+  };
+
+  const onPastedToolsChange = (next: string) => {
+    setPastedTools(next);
+    schedule(text, formatArg, requestToolsChoice(toolsSource, next));
   };
 
   const runAll = () => {
     if (running || text === "") return;
-    if (snapshot?.text !== text || snapshot.format !== formatArg) parseNow(text, formatArg);
-    void start(text, formatArg);
+    if (snapshot?.text !== text || snapshot.format !== formatArg || snapshot.tools !== tools) {
+      parseNow(text, formatArg, tools);
+    }
+    void start(text, formatArg, tools);
   };
 
   const selectFromList = useCallback(
@@ -121,8 +137,8 @@ export function ParserPane({ active }: { active: boolean }) {
         <div>
           <h2 id="parser-title">Parser</h2>
           <p className="muted">
-            Paste a model reply: its tool calls are parsed as you type, checked against the registry, and can be run
-            (Ctrl+Enter).
+            Paste a model reply: its tool calls are parsed as you type, checked against the registry or the request&apos;s
+            own tools, and can be run (Ctrl+Enter).
           </p>
         </div>
       </div>
@@ -136,7 +152,7 @@ export function ParserPane({ active }: { active: boolean }) {
           protocols={protocols}
           onFormatChange={onFormatChange}
           onParse={() => {
-            parseNow(text, formatArg);
+            parseNow(text, formatArg, tools);
           }}
           onRunAll={runAll}
           onCancel={cancel}
@@ -158,6 +174,13 @@ export function ParserPane({ active }: { active: boolean }) {
           )}
         </div>
       </div>
+      <RequestToolsPicker
+        value={toolsSource}
+        onValueChange={onToolsSourceChange}
+        pasted={pastedTools}
+        onPastedChange={onPastedToolsChange}
+        info={snapshot?.reply.request_tools ?? null}
+      />
       <ParseSummary
         reply={snapshot?.reply ?? null}
         stale={snapshot !== null && snapshot.text !== text}

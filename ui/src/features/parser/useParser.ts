@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 
-import { errorMessage, ipc, IpcError, type ParsedReply } from "../../lib/ipc";
+import { errorMessage, ipc, IpcError, type ParsedReply, type RequestToolsChoice } from "../../lib/ipc";
 
 export const PARSE_DEBOUNCE_MS = 250;
 
@@ -14,6 +14,8 @@ export interface ParseSnapshot {
   text: string;
   /** The format asked for (`null` = auto-detect). */
   format: string | null;
+  /** The request's tools it was checked against (`null` = the registry). */
+  tools: RequestToolsChoice | null;
   reply: ParsedReply;
 }
 
@@ -44,7 +46,7 @@ export function useParser() {
   }, []);
 
   const parseNow = useCallback(
-    (text: string, format: string | null) => {
+    (text: string, format: string | null, tools: RequestToolsChoice | null = null) => {
       stopTimer();
       latest.current += 1;
       const request = latest.current;
@@ -53,10 +55,10 @@ export function useParser() {
         return;
       }
       setState((previous) => ({ ...previous, pending: true }));
-      ipc.parseReply(text, format).then(
+      ipc.parseReply(text, format, tools).then(
         (reply) => {
           if (request !== latest.current) return;
-          setState({ snapshot: { text, format, reply }, error: null, pending: false });
+          setState({ snapshot: { text, format, tools, reply }, error: null, pending: false });
         },
         (reason: unknown) => {
           if (request !== latest.current) return;
@@ -68,14 +70,14 @@ export function useParser() {
   );
 
   const schedule = useCallback(
-    (text: string, format: string | null) => {
+    (text: string, format: string | null, tools: RequestToolsChoice | null = null) => {
       stopTimer();
       // Anything in flight is for older text now.
       latest.current += 1;
       setState((previous) => (previous.pending ? previous : { ...previous, pending: true }));
       timer.current = setTimeout(() => {
         timer.current = null;
-        parseNow(text, format);
+        parseNow(text, format, tools);
       }, PARSE_DEBOUNCE_MS);
     },
     [parseNow, stopTimer],

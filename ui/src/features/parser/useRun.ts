@@ -11,6 +11,7 @@ import {
   runChannel,
   type ConfirmationRequest,
   type CycleOutcome,
+  type RequestToolsChoice,
   type RunEvent,
   type ToolExecutionResult,
 } from "../../lib/ipc";
@@ -83,7 +84,7 @@ export function useRun() {
 
   /** Starts a run unless one is going; resolves when it ends. */
   const start = useCallback(
-    async (text: string, format: string | null) => {
+    async (text: string, format: string | null, tools: RequestToolsChoice | null = null) => {
       if (running.current !== null) return;
       const runId = newRunId();
       running.current = runId;
@@ -92,7 +93,7 @@ export function useRun() {
         onEvent(runId, event);
       });
       try {
-        const outcome = await ipc.runReply(text, format, runId, channel);
+        const outcome = await ipc.runReply(text, format, tools, runId, channel);
         update(runId, (previous) => ({
           ...previous,
           status: "done",
