@@ -12,6 +12,7 @@ pub mod cycle;
 pub mod discovery;
 pub mod eval;
 pub mod executor;
+pub mod export;
 pub mod files;
 pub mod history;
 pub mod naming;
@@ -23,4 +24,4 @@ pub mod types;
 
 pub use config::ToolCallConfig;
 pub use registry::{Registry, RegistryError};
-pub use tool::{BoxFuture, CallContext, CallProgress, ProgressSink, Tool, ToolFailure};
+pub use tool::{BoxFuture, CallContext, CallProgress, ProgressSink, Tool, ToolFailure, WireCall};

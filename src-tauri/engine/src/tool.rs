@@ -95,6 +95,18 @@ impl ToolFailure {
     }
 }
 
+/// A call as it goes on the wire to the tool's backend, for a person to replay it outside
+/// Toolscope.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireCall {
+    /// A shell command: an HTTP tool's request as cURL, its secrets as `$VAR` references.
+    Curl { command: String },
+    /// A JSON-RPC request: an MCP server's `tools/call` with the server's own tool name.
+    JsonRpc { message: Value },
+}
+
 /// A registered unit with methods.
 pub trait Tool: Send + Sync {
     /// Identity and metadata. Called at registration; the registry keeps a snapshot.
@@ -108,4 +120,15 @@ pub trait Tool: Send + Sync {
         args: Map<String, Value>,
         ctx: CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>>;
+
+    /// The request `call` would send for these arguments, for tools that send one over a wire
+    /// (HTTP, MCP); in-process tools have none.
+    fn wire_call(
+        &self,
+        method: &str,
+        args: &Map<String, Value>,
+    ) -> Result<Option<WireCall>, ToolFailure> {
+        let _ = (method, args);
+        Ok(None)
+    }
 }

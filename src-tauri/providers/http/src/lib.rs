@@ -9,6 +9,7 @@
 //! editor ([`store`]). Calls ([`HttpTool`]) encode arguments for their place in the URL, cap the
 //! response body, and redact every secret they used from their errors and results.
 
+mod curl;
 pub mod definition;
 mod request;
 mod response;

@@ -93,7 +93,7 @@ fn timed_out(label: &str, limit: Duration) -> ToolFailure {
 }
 
 /// Builds the request; every secret it reads goes into `redactor` first.
-fn prepare(
+pub(crate) fn prepare(
     client: &reqwest::Client,
     endpoint: &EndpointSpec,
     mut args: Map<String, Value>,

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use toolscope_engine::types::ToolInfo;
-use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure, WireCall};
 
+use crate::curl::curl_command;
 use crate::definition::HttpToolSpec;
 use crate::request::call_endpoint;
 use crate::secrets::EnvSource;
@@ -52,5 +53,18 @@ impl Tool for HttpTool {
                 .ok_or_else(|| ToolFailure::UnknownMethod(method.to_owned()))?;
             call_endpoint(&self.client, endpoint, args, &self.env, &ctx.cancel).await
         })
+    }
+
+    fn wire_call(
+        &self,
+        method: &str,
+        args: &Map<String, Value>,
+    ) -> Result<Option<WireCall>, ToolFailure> {
+        let endpoint = self
+            .spec
+            .endpoint(method)
+            .ok_or_else(|| ToolFailure::UnknownMethod(method.to_owned()))?;
+        curl_command(&self.client, endpoint, args.clone())
+            .map(|command| Some(WireCall::Curl { command }))
     }
 }

@@ -332,3 +332,60 @@ async fn fixture_tools_run_through_the_registry_and_the_executor() {
     assert_eq!(result.error_kind(), Some(ErrorKind::ToolError));
     assert!(result.result.contains("appid=***"), "{}", result.result);
 }
+
+#[test]
+fn calls_copy_as_curl_with_secrets_as_variable_references() {
+    use toolscope_engine::export::{export_call, CallToExport, ExportKind};
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_fixtures(dir.path(), "https://api.example");
+    let registry = Arc::new(Registry::new());
+    let set = HttpToolSet::with_client(dir.path(), Arc::clone(&registry), client()).with_env(
+        EnvSource::from_map([("TRACKER_TOKEN".to_owned(), TOKEN.to_owned())]),
+    );
+    assert!(set.reload().problems.is_empty());
+    let curl = |tool_name: &str, arguments: serde_json::Value| {
+        let call = CallToExport {
+            request_id: "r1".into(),
+            tool_name: tool_name.into(),
+            args: args(arguments),
+        };
+        let protocols = toolscope_protocol::ProtocolSet::standard();
+        export_call(&registry, &protocols, &ExportKind::Curl, &call, None).expect("a command")
+    };
+    let weather = curl(
+        "weather_current",
+        json!({"city": "São Paulo", "units": "metric"}),
+    );
+    assert_eq!(
+        weather,
+        "curl \\\n  'https://api.example/v1/current/S%C3%A3o%20Paulo?units=metric&appid='\"${WEATHER_API_KEY}\" \\\n  -H 'accept: application/json'"
+    );
+    let issue = curl(
+        "issues_create",
+        json!({"project": "core/api", "title": "It's broken", "labels": ["bug"]}),
+    );
+    assert!(
+        issue.starts_with(
+            "curl \\\n  -X POST \\\n  'https://api.example/v1/projects/core%2Fapi/issues'"
+        ),
+        "{issue}"
+    );
+    assert!(
+        issue.contains("-H 'authorization: Bearer '\"${TRACKER_TOKEN}\""),
+        "{issue}"
+    );
+    assert!(!issue.contains(TOKEN), "the token's value never appears");
+    assert!(
+        issue.contains(r#"--data-raw '{"title":"It'\''s broken","labels":["bug"]}'"#),
+        "{issue}"
+    );
+    let rates = curl(
+        "currency_convert_call",
+        json!({"from": "USD", "to": "EUR", "amount": 10}),
+    );
+    assert!(
+        rates.contains("-u 'toolscope:'\"${RATES_PASSWORD}\""),
+        "{rates}"
+    );
+    assert!(!rates.contains("authorization: Basic"), "{rates}");
+}

@@ -15,7 +15,7 @@ use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::RoleClient;
 use serde_json::{Map, Value};
 use toolscope_engine::types::ToolInfo;
-use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure};
+use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure, WireCall};
 
 use crate::result::into_value;
 use crate::sources::Source;
@@ -44,6 +44,27 @@ impl Tool for McpTool {
                 .map(|value| secrets.redact_value(value))
                 .map_err(|failure| secrets.redact_failure(failure))
         })
+    }
+
+    /// The `tools/call` request under the server's own tool name, as MCP Inspector or a test
+    /// script would send it; the arguments are the person's own, nothing to redact.
+    fn wire_call(
+        &self,
+        method: &str,
+        args: &Map<String, Value>,
+    ) -> Result<Option<WireCall>, ToolFailure> {
+        let name = self
+            .source
+            .original_name(method)
+            .ok_or_else(|| ToolFailure::UnknownMethod(method.to_owned()))?;
+        Ok(Some(WireCall::JsonRpc {
+            message: serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": args},
+            }),
+        }))
     }
 }
 

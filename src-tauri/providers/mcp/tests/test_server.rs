@@ -70,6 +70,25 @@ async fn lists_tools_with_mapped_names_schemas_and_annotations_and_calls_them() 
     let failed = run(&executor, "test_fail", json!({})).await;
     assert_eq!(failed.error_kind(), Some(ErrorKind::ToolError));
     assert_eq!(failed.result, "the tool failed on purpose");
+
+    // A call copies as the `tools/call` the server receives, under its own name.
+    let exported = toolscope_engine::export::export_call(
+        &registry,
+        &toolscope_protocol::ProtocolSet::standard(),
+        &toolscope_engine::export::ExportKind::JsonRpc,
+        &toolscope_engine::export::CallToExport {
+            request_id: "r1".into(),
+            tool_name: "test_get-x-2".into(),
+            args: json!({"n": 1}).as_object().cloned().unwrap_or_default(),
+        },
+        None,
+    )
+    .expect("a JSON-RPC request");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&exported).expect("JSON"),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "get-x", "arguments": {"n": 1}}})
+    );
     assert!(sources
         .log("test")
         .expect("known")
