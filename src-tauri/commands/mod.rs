@@ -4,6 +4,7 @@
 
 pub mod discovery;
 pub mod executor;
+pub mod export;
 pub mod history;
 pub mod imported;
 pub mod parser;
@@ -27,6 +28,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             executor::answer_confirmation,
             history::history_list,
             history::history_export,
+            export::export_call,
+            export::export_test_case,
             settings::get_settings,
             settings::save_settings,
             settings::startup_notices,

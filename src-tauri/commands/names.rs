@@ -12,6 +12,8 @@ pub const COMMAND_NAMES: &[&str] = &[
     "answer_confirmation",
     "history_list",
     "history_export",
+    "export_call",
+    "export_test_case",
     "get_settings",
     "save_settings",
     "startup_notices",

@@ -593,9 +593,15 @@ async function mcpCallScenario() {
   const field = await waitVisible(browser, "#root_text", { what: "the form's text field of echo-text" });
   await field.setValue("hello over MCP");
   await clickTestId(browser, "executor-run");
+  // The previous scenario's result stays shown until this run replaces it (later on a loaded
+  // machine): wait for this call's own output, not just any finished result.
+  const resultBody = async () => (await textOf(browser, tid("executor-result-body"))) ?? "";
+  await waitFor(browser, async () => (await resultBody()).includes("hello over MCP"), {
+    timeout: RUN_TIMEOUT,
+    explain: async () => `${method} result body: ${JSON.stringify((await resultBody()).slice(0, 300))}`,
+  });
   const [status] = await waitStatus(tid("executor-result"), `${method} result`);
-  const body = (await textOf(browser, tid("executor-result-body"))) ?? "";
-  expect(status === "success" && body.includes("hello over MCP"), `${method}: data-status="${status}", body ${JSON.stringify(body.slice(0, 300))}`);
+  expect(status === "success", `${method}: data-status="${status}"`);
 
   // A long call reports progress while it runs.
   await setNativeValue(browser, tid("executor-tool-name"), `${MCP_NAME}_slow-op`);

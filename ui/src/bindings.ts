@@ -37,6 +37,10 @@ export const commands = {
 	historyList: (query: string | null, offset: number | null, limit: number | null) => typedError<HistoryPage, CommandError>(__TAURI_INVOKE("history_list", { query, offset, limit })),
 	/**  Every readable entry as JSONL (one entry per line, oldest first), for saving or sharing. */
 	historyExport: () => typedError<string, CommandError>(__TAURI_INVOKE("history_export")),
+	/**  The call of `source` in the form `kind` asks for, ready to copy. */
+	exportCall: (kind: ExportKind, source: ExportSource) => typedError<string, CommandError>(__TAURI_INVOKE("export_call", { kind, source })),
+	/**  A run reply as one line of a `toolscope eval` cases file. */
+	exportTestCase: (reply: string, outcome: CycleOutcome) => typedError<string, CommandError>(__TAURI_INVOKE("export_test_case", { reply, outcome })),
 	getSettings: () => typedError<Settings, CommandError>(__TAURI_INVOKE("get_settings")),
 	/**  Validates, stores and applies settings; returns what was stored. */
 	saveSettings: (settings: Settings) => typedError<Settings, CommandError>(__TAURI_INVOKE("save_settings", { settings })),
@@ -107,6 +111,13 @@ export type CallProgress = {
 	/**  The value `progress` reaches when done, when the tool knows it. */
 	total: number | null,
 	message: string | null,
+};
+
+/**  One call: its routing name, id and arguments. */
+export type CallToExport = {
+	request_id: string,
+	tool_name: string,
+	args: { [key in string]: Value },
 };
 
 export type CommandError = {
@@ -197,6 +208,22 @@ export type ExecutionError = {
 };
 
 export type ExecutionStatus = "success" | "error";
+
+/**  What a call becomes. */
+export type ExportKind = 
+/**  The HTTP request as a cURL command (HTTP tools). */
+{ kind: "curl" } | 
+/**  The MCP `tools/call` request (MCP tools). */
+{ kind: "json_rpc" } | 
+/**  The result as the wire format `format` feeds it back (`openai_chat`, `anthropic`, ...). */
+{ kind: "result"; format: string };
+
+/**  Which call to export. */
+export type ExportSource = 
+/**  A recorded run, by its history entry id. */
+{ from: "history"; id: string } | 
+/**  A call the pane holds (a parsed request), with its result once it ran. */
+{ from: "call"; call: CallToExport; result: ToolExecutionResult | null };
 
 /**  Something an import has to say about one place in the input. */
 export type Finding = {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::cycle::{run_cycle, CycleOptions};
+use toolscope_engine::cycle::{run_cycle, CycleOptions, CycleOutcome};
 use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::executor::{ApproveAll, ConfirmationHook, Executor, ExecutorOptions};
 use toolscope_engine::history::{HistoryEntry, RecordedRequest};
@@ -101,6 +101,10 @@ pub struct RunArgs {
     /// The request's tools; calls to an imported set's tools (`--tool-set`) run as its methods.
     #[command(flatten)]
     request_tools: RequestToolsArgs,
+    /// Append the run as a test case (reply, its calls as the expected ones, results) to this
+    /// JSON Lines file, for `toolscope eval`.
+    #[arg(long, value_name = "FILE")]
+    export_case: Option<PathBuf>,
 }
 
 fn parse_source(text: &str) -> Result<ToolSource, String> {
@@ -311,6 +315,9 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
     for error in &outcome.history_errors {
         eprintln!("warning: a run was not recorded: {error}");
     }
+    if let Some(path) = &args.export_case {
+        append_case(path, &reply, &outcome)?;
+    }
     if global.json {
         render::json(&outcome);
     } else {
@@ -325,6 +332,24 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
     } else {
         exit::TOOL_FAILED
     })
+}
+
+/// Appends the run to a cases file as one JSON line.
+fn append_case(
+    path: &std::path::Path,
+    reply: &str,
+    outcome: &CycleOutcome,
+) -> Result<(), SetupError> {
+    use std::io::Write;
+    let case = toolscope_engine::export::test_case(reply, outcome);
+    let line = serde_json::to_string(&case)
+        .map_err(|e| SetupError::environment(format!("cannot write the test case: {e}")))?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| writeln!(file, "{line}"))
+        .map_err(|e| SetupError::environment(format!("--export-case {}: {e}", path.display())))
 }
 
 fn formats(global: &GlobalArgs) -> u8 {

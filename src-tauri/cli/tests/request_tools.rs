@@ -168,6 +168,8 @@ fn run_with_an_imported_set_answers_the_model_names_from_the_mocks() {
         "<tool_call>\n{\"name\": \"get_store_hours\", \"arguments\": {}}\n</tool_call>\n\
          <tool_call>\n{\"name\": \"lookup_order\", \"arguments\": {\"order_id\": \"ORD-2024-88412\", \"customer_email\": null}}\n</tool_call>",
     );
+    let cases = sandbox.path().join("cases.jsonl");
+    let cases = cases.to_string_lossy();
     let (code, outcome) = sandbox.json(&[
         "run",
         &reply,
@@ -176,6 +178,8 @@ fn run_with_an_imported_set_answers_the_model_names_from_the_mocks() {
         "--yes",
         "--json",
         "--no-history",
+        "--export-case",
+        &cases,
     ]);
     assert_eq!(code, 1, "the unmocked call fails");
     assert_eq!(outcome["results"][0]["tool_name"], "get_store_hours");
@@ -186,4 +190,10 @@ fn run_with_an_imported_set_answers_the_model_names_from_the_mocks() {
     assert!(outcome["formatted_results"]
         .as_str()
         .is_some_and(|text| text.contains("get_store_hours")));
+
+    // The exported case replays: its calls are the ones the reply made.
+    let (code, report) = sandbox.json(&["eval", &cases, "--tool-set", "Shop", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["overall"]["agreed"], 1);
+    assert_eq!(report["by_format"]["hermes"]["cases"], 1);
 }

@@ -10,6 +10,9 @@ import {
   commands,
   type CommandError,
   type CommandErrorKind,
+  type CycleOutcome,
+  type ExportKind,
+  type ExportSource,
   type McpServerConfig,
   type RequestToolsChoice,
   type RunEvent,
@@ -110,6 +113,8 @@ export const ipc = {
     unwrap(commands.replayStream(text, format, deltaBytes)),
   executeCall: (...args: Parameters<typeof commands.executeCall>) => unwrap(commands.executeCall(...args)),
   runReply: (...args: Parameters<typeof commands.runReply>) => unwrap(commands.runReply(...args)),
+  exportCall: (kind: ExportKind, source: ExportSource) => unwrap(commands.exportCall(kind, source)),
+  exportTestCase: (reply: string, outcome: CycleOutcome) => unwrap(commands.exportTestCase(reply, outcome)),
   cancelRun: (runId: string) => unwrap(commands.cancelRun(runId)),
   answerConfirmation: (confirmationId: string, approve: boolean) =>
     unwrap(commands.answerConfirmation(confirmationId, approve)),

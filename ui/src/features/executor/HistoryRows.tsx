@@ -9,6 +9,7 @@ import { memo, useCallback, useEffect, useRef } from "react";
 
 import { formatDuration, formatTimestamp } from "../../lib/format";
 import type { HistorySummary } from "../../lib/ipc";
+import { CopyAs } from "../results/CopyAs";
 
 /** Row height in px; executor.css lays a row out to fit it exactly. */
 export const HISTORY_ROW_HEIGHT = 58;
@@ -86,6 +87,12 @@ const HistoryRow = memo(function HistoryRow({ entry, position, setSize, top, bus
           >
             Edit
           </button>
+          <CopyAs
+            source={{ from: "history", id: entry.id }}
+            hasResult
+            label={`the run of ${entry.tool_name}`}
+            className="ex-history-copy-as"
+          />
         </span>
       </div>
       <code className="ex-history-args muted">{argsPreview(entry)}</code>

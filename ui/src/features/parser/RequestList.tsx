@@ -6,6 +6,7 @@
 import { memo, type MouseEvent } from "react";
 
 import type { ParsedToolRequest, RequestCheck, ToolExecutionResult } from "../../lib/ipc";
+import { CopyAs } from "../results/CopyAs";
 import type { Annotation } from "./annotations";
 import { formatCount, issueLines, plural, prettyJson } from "./format";
 import { ResultView } from "./ResultView";
@@ -133,6 +134,15 @@ const RequestItem = memo(function RequestItem({
         <button type="button" className="button parser-send" data-testid="parser-send" onClick={send}>
           Send to executor
         </button>
+        <CopyAs
+          source={{
+            from: "call",
+            call: { request_id: request.request_id, tool_name: request.tool_name, args: request.args },
+            result: result ?? null,
+          }}
+          hasResult={result !== undefined}
+          label={`request ${String(index + 1)}`}
+        />
       </div>
       {error ? (
         <div className="parser-check-error" data-testid="parser-check-error">

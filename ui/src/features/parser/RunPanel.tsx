@@ -2,7 +2,10 @@
  * The state of "Run all": progress while it streams, the run's failure, results that could not be
  * placed beside a shown request, and at the end the formatted results block.
  */
-import { memo } from "react";
+import { memo, useState } from "react";
+
+import { copyText } from "../../lib/CopyButton";
+import { errorMessage, ipc, type CycleOutcome } from "../../lib/ipc";
 
 import { ErrorNotice, noCallsMessage } from "./ParseSummary";
 import type { UnmatchedResult } from "./matchResults";
@@ -50,6 +53,31 @@ export const RunPanel = memo(function RunPanel({ run, unmatched }: { run: RunSta
         </div>
       ) : null}
       {outcome && outcome.formatted_results !== "" ? <ResultsBlock text={outcome.formatted_results} /> : null}
+      {outcome?.has_tool_requests ? <ExportCase reply={run.text} outcome={outcome} /> : null}
     </section>
   );
 });
+
+/** Copies the run as one line of a `toolscope eval` cases file: the reply, its calls as the
+ * expected ones, and what they returned. */
+function ExportCase({ reply, outcome }: { reply: string; outcome: CycleOutcome }) {
+  const [status, setStatus] = useState("");
+  const exportCase = async () => {
+    try {
+      const line = await ipc.exportTestCase(reply, outcome);
+      setStatus((await copyText(line)) ? "Copied as a test case (one JSON line for toolscope eval)." : "Could not copy.");
+    } catch (reason: unknown) {
+      setStatus(errorMessage(reason));
+    }
+  };
+  return (
+    <div className="parser-section-head">
+      <button type="button" className="button" data-testid="parser-export-case" onClick={() => void exportCase()}>
+        Copy as test case
+      </button>
+      <span className="muted" role="status" data-testid="parser-export-case-status">
+        {status}
+      </span>
+    </div>
+  );
+}
