@@ -26,7 +26,7 @@ pub enum ExportSource {
 
 fn export_error(error: ExportError) -> CommandError {
     let kind = match error {
-        ExportError::UnknownFormat { .. } => CommandErrorKind::UnknownFormat,
+        ExportError::UnknownFormat(_) => CommandErrorKind::UnknownFormat,
         _ => CommandErrorKind::InvalidInput,
     };
     CommandError::new(kind, error.to_string())

@@ -629,6 +629,91 @@ async function mcpCallScenario() {
   await screenshot("executor-mcp-rich", { browser, focus: tid("executor-result") });
 }
 
+// A person's own tools: an OpenAI Chat Completions tools array, pasted.
+const SHOP_TOOLS = JSON.stringify([
+  {
+    type: "function",
+    function: {
+      name: "get_store_hours",
+      description: "Opening hours of one store.",
+      parameters: { type: "object", properties: { store: { type: "string" } }, required: ["store"] },
+    },
+  },
+]);
+const SHOP_REPLY = '<tool_call>\n{"name": "get_store_hours", "arguments": {"store": "Oslo"}}\n</tool_call>';
+
+async function importedScenario() {
+  await showPane("sources");
+  await waitVisible(browser, tid("imported-tools"), { what: "the Sources pane's imported tools section" });
+  await clickTestId(browser, "import-open");
+  await waitVisible(browser, tid("import-dialog"), { what: "the import dialog" });
+  await setNativeValue(browser, tid("import-name"), "Shop");
+  await setNativeValue(browser, tid("import-text"), SHOP_TOOLS);
+  await clickTestId(browser, "import-dialog-confirm");
+  const report = await waitVisible(browser, tid("import-report"), { what: "the import report" });
+  const reportText = await report.getText();
+  expect(reportText.includes("Shop") && reportText.includes("1 definitions"), `import report: ${JSON.stringify(reportText)}`);
+
+  // A template mock answers the calls.
+  const set = `${tid("imported-set")}[data-set="Shop"]`;
+  await clickTestId(browser, "imported-set", { selector: set });
+  await waitVisible(browser, tid("imported-definition"), { what: "the imported definition of get_store_hours" });
+  await browser.execute((sel) => {
+    for (const details of document.querySelectorAll(sel)) details.open = true;
+  }, tid("imported-definition"));
+  const editor = `${tid("mock-editor")}[data-definition="get_store_hours"]`;
+  await waitVisible(browser, editor, { what: "the mock editor of get_store_hours" });
+  await setNativeValue(browser, `${editor} ${tid("mock-kind")}`, "template");
+  await waitVisible(browser, `${editor} ${tid("mock-json")}`, { what: "the template box" });
+  await setNativeValue(browser, `${editor} ${tid("mock-json")}`, '{"store": "{{store}}", "open": "09:00-17:00"}');
+  await clickTestId(browser, "mock-save", { selector: `${editor} ${tid("mock-save")}` });
+  await waitFor(browser, async () => ((await textOf(browser, editor)) ?? "").includes("Saved."), {
+    explain: async () => `mock editor: ${JSON.stringify(await textOf(browser, editor))}`,
+  });
+  await screenshot("sources-imported", { browser, focus: tid("imported-tools") });
+
+  // Discovery lists it like any other method.
+  await showPane("discovery");
+  await setNativeValue(browser, tid("discovery-search"), "store hours");
+  await waitVisible(browser, tid("method-item-Shop_get-store-hours"), { what: "the imported method in Discovery" });
+
+  // The Parser checks the reply against the set (the model's own names) and runs it on the mock.
+  await showPane("parser");
+  await setNativeValue(browser, tid("parser-input"), SHOP_REPLY);
+  const shopOption = `${tid("parser-request-tools-source")} option[value="set:Shop"]`;
+  await waitFor(browser, async () => (await attributesOf(browser, shopOption, "value")).length === 1, {
+    explain: async () => `the Check against choices: ${JSON.stringify(await textOf(browser, tid("parser-request-tools-source")))}`,
+  });
+  await setNativeValue(browser, tid("parser-request-tools-source"), "set:Shop");
+  await waitFor(
+    browser,
+    async () => ((await textOf(browser, tid("parser-request-tools-info"))) ?? "").includes("Checked against 1 request tool"),
+    { explain: async () => `request tools info: ${JSON.stringify(await textOf(browser, tid("parser-request-tools-info")))}` },
+  );
+  await waitCount(tid("parser-request"), 1, "the call to get_store_hours");
+  const [valid] = await attributesOf(browser, tid("parser-request"), "data-valid");
+  const [name] = await attributesOf(browser, tid("parser-request"), "data-tool-name");
+  expect(valid === "true" && name === "get_store_hours", `request ${JSON.stringify(name)} valid=${JSON.stringify(valid)}`);
+  await clickTestId(browser, "parser-run-all");
+  await waitCount(tid("parser-result"), 1, "the mock's result", RUN_TIMEOUT);
+  const [status] = await waitStatus(tid("parser-result"), "the mock's result");
+  const block = (await textOf(browser, tid("parser-results-block"))) ?? "";
+  expect(status === "success" && block.includes("09:00-17:00") && block.includes("Oslo"), `status ${status}, results block ${JSON.stringify(block.slice(0, 300))}`);
+
+  // Copy the result as an OpenAI tool message: the backend builds it; the clipboard may refuse.
+  await setNativeValue(browser, `${tid("parser-request")} ${tid("copy-as")}`, "openai_chat");
+  const copied = await waitFor(
+    browser,
+    async () => {
+      const text = (await textOf(browser, tid("copy-as-status"))) ?? "";
+      return text === "OpenAI tool message copied." || text === "Could not copy." ? text : false;
+    },
+    { explain: async () => `copy-as status: ${JSON.stringify(await textOf(browser, tid("copy-as-status")))}` },
+  );
+  console.log(`[e2e]   copy as OpenAI tool message: ${copied}`);
+  await screenshot("parser-request-tools", { browser, focus: tid("parser-request-tools") });
+}
+
 async function restartScenario() {
   await closeSession(browser, driver);
   browser = null;
@@ -739,6 +824,7 @@ async function main() {
     await scenario("4c hermes reply: auto-detected, replayed as a stream", replayScenario);
     await scenario("6 sources: add the MCP test server, approve its command line, status ready", sourcesScenario);
     await scenario("7 MCP tools: found in Discovery, run in the Executor (text, progress, rich content)", mcpCallScenario);
+    await scenario("10 imported tools: paste a tools array, mock it, find it in Discovery, check and run a reply against it", importedScenario);
     await scenario("8 no listening port: the app and its children (WebKit, MCP server) listen on no TCP/UDP port, under WebDriver and started directly", noListeningPortScenario);
     await scenario("5 restart: history survives with the same data dir, the approved server starts again", restartScenario);
     await scenario("9 a corrupt settings file is set aside with a visible notice at the next start", corruptSettingsScenario);

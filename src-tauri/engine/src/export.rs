@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use toolscope_protocol::parser::{self, ParserError};
 use toolscope_protocol::result::ToolExecutionResult;
 use toolscope_protocol::ProtocolSet;
 
@@ -55,8 +56,8 @@ pub enum ExportError {
     Build(String),
     #[error("the call has no result yet: run it first")]
     NoResult,
-    #[error("unknown format '{requested}' (known: {known})")]
-    UnknownFormat { requested: String, known: String },
+    #[error(transparent)]
+    UnknownFormat(#[from] ParserError),
 }
 
 /// `call` (and its `result`, for result messages) in the form `kind` asks for.
@@ -70,12 +71,7 @@ pub fn export_call(
     match kind {
         ExportKind::Curl | ExportKind::JsonRpc => wire_form(registry, kind, call),
         ExportKind::Result { format } => {
-            let protocol = protocols
-                .get(format)
-                .ok_or_else(|| ExportError::UnknownFormat {
-                    requested: format.clone(),
-                    known: protocols.ids().join(", "),
-                })?;
+            let protocol = parser::named(protocols, format)?;
             let result = result.ok_or(ExportError::NoResult)?;
             Ok(protocol.format_tool_results(std::slice::from_ref(result)))
         }

@@ -38,6 +38,19 @@ impl ParseReport {
     }
 }
 
+/// The protocol `name` names (case-insensitive), or an error that lists the known ones.
+pub fn named(
+    protocols: &ProtocolSet,
+    name: &str,
+) -> Result<std::sync::Arc<dyn Protocol>, ParserError> {
+    protocols
+        .get(name)
+        .ok_or_else(|| ParserError::UnknownFormat {
+            requested: name.to_owned(),
+            known: protocols.ids().join(", "),
+        })
+}
+
 /// Parses `text` with the named protocol, or detects it when `format` is `None` or `"auto"`.
 pub fn parse(
     protocols: &ProtocolSet,
@@ -46,12 +59,7 @@ pub fn parse(
 ) -> Result<ParseReport, ParserError> {
     match format.filter(|f| !f.eq_ignore_ascii_case("auto")) {
         Some(name) => {
-            let protocol = protocols
-                .get(name)
-                .ok_or_else(|| ParserError::UnknownFormat {
-                    requested: name.to_owned(),
-                    known: protocols.ids().join(", "),
-                })?;
+            let protocol = named(protocols, name)?;
             let output = parse_guarded(protocol.as_ref(), text);
             Ok(report(protocol.id(), false, output))
         }

@@ -151,7 +151,7 @@ fn results_become_the_tool_result_message_of_any_format() {
     assert_eq!(message("openai_chat", None), Err(ExportError::NoResult));
     assert!(matches!(
         message("klingon", Some(&success)),
-        Err(ExportError::UnknownFormat { .. })
+        Err(ExportError::UnknownFormat(_))
     ));
 }
 

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use toolscope_engine::ToolFailure;
 
 use crate::definition::{AuthDefinition, EndpointSpec};
-use crate::request::prepare;
+use crate::request::{basic_user, prepare};
 use crate::secrets::{EnvSource, Redactor};
 
 /// Marks a variable reference inside built text: letters only, so neither percent-encoding
@@ -43,11 +43,7 @@ pub(crate) fn curl_command(
             username_env,
             password_env,
         } => {
-            let user = match (username, username_env) {
-                (Some(literal), _) => literal.clone(),
-                (None, Some(var)) => marker(var),
-                (None, None) => String::new(),
-            };
+            let user = basic_user(username.as_deref(), username_env.as_deref(), &markers)?;
             Some(format!("{user}:{}", marker(password_env)))
         }
         _ => None,

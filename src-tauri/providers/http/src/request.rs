@@ -208,13 +208,7 @@ fn apply_auth(
             username_env,
             password_env,
         } => {
-            let user = match (username, username_env) {
-                (Some(literal), _) => literal.clone(),
-                (None, Some(var)) => env
-                    .require(var, "auth.username_env")
-                    .map_err(ToolFailure::Failed)?,
-                (None, None) => String::new(),
-            };
+            let user = basic_user(username.as_deref(), username_env.as_deref(), env)?;
             let password = env
                 .require(password_env, "auth.password_env")
                 .map_err(ToolFailure::Failed)?;
@@ -229,6 +223,21 @@ fn apply_auth(
         }
     }
     Ok(())
+}
+
+/// The Basic auth user name: literal, else from the environment, else empty.
+pub(crate) fn basic_user(
+    username: Option<&str>,
+    username_env: Option<&str>,
+    env: &EnvSource,
+) -> Result<String, ToolFailure> {
+    match (username, username_env) {
+        (Some(literal), _) => Ok(literal.to_owned()),
+        (None, Some(var)) => env
+            .require(var, "auth.username_env")
+            .map_err(ToolFailure::Failed),
+        (None, None) => Ok(String::new()),
+    }
 }
 
 fn header_value(

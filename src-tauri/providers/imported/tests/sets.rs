@@ -330,3 +330,44 @@ fn edits_replace_and_remove_definitions_and_mocks_follow_renames() {
     assert!(registry.get("fs").is_none());
     assert!(!dir.path().join("fs.json").exists());
 }
+
+#[test]
+fn five_megabytes_of_definitions_import_and_an_oversized_input_is_refused_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (registry, sets) = open(dir.path());
+    // 6,000 definitions with long descriptions and enums: about 5 MB of OpenAI tools.
+    let tools: Vec<Value> = (0..6_000)
+        .map(|i| {
+            json!({"type": "function", "function": {
+                "name": format!("op_{i}"),
+                "description": format!("Operation {i}: {}", "does a documented thing. ".repeat(24)),
+                "parameters": {"type": "object", "properties": {
+                    "id": {"type": "string", "description": "x".repeat(120)},
+                    "mode": {"type": "string", "enum": ["a", "b", "c", "d"]},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100}
+                }, "required": ["id"]}
+            }})
+        })
+        .collect();
+    let text = Value::Array(tools).to_string();
+    assert!(text.len() > 5_000_000, "{} bytes", text.len());
+    let report = sets.import("big", &text, "big.json").expect("imports");
+    assert_eq!(report.set.definitions, 6_000);
+    assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(6_000));
+
+    // Over the read limit: refused with the reason, the set already imported untouched.
+    let huge = format!(
+        "[{}]",
+        " ".repeat(toolscope_imported::read::MAX_INPUT_BYTES)
+    );
+    let error = sets
+        .import("big", &huge, "huge.json")
+        .expect_err("too large");
+    assert!(error.to_string().contains("at most"), "{error}");
+    assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(6_000));
+    let (_, reopened) = open(dir.path());
+    assert_eq!(
+        reopened.get("big").map(|s| s.definitions.len()),
+        Some(6_000)
+    );
+}
