@@ -94,6 +94,13 @@ fn an_imported_set_serves_as_the_request_tools() {
     let tools = repo_path(SHOP_TOOLS);
     let output = sandbox.run(&["import", &tools, "--name", "Shop"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // Every protocol's prompt shows the set's tools under their routing names.
+    let prompt = sandbox.run(&["prompt", "--protocol", "hermes"]);
+    assert!(
+        String::from_utf8_lossy(&prompt.stdout).contains("Shop_create-return"),
+        "{}",
+        String::from_utf8_lossy(&prompt.stdout)
+    );
     let reply = sandbox.write("reply.txt", REPLY);
     let (_, report) = sandbox.json(&["parse", &reply, "--tool-set", "Shop", "--json"]);
     assert_eq!(report["checks"][0]["error"], serde_json::Value::Null);
