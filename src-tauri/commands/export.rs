@@ -8,6 +8,7 @@ use toolscope_engine::export::{self, CallToExport, ExportError, ExportKind};
 use toolscope_engine::history::History;
 use toolscope_protocol::result::ToolExecutionResult;
 
+use crate::commands::parser::{load_request_tools, RequestToolsChoice};
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
 
@@ -74,13 +75,23 @@ pub async fn export_call(
     .map_err(export_error)
 }
 
-/// A run reply as one line of a `toolscope eval` cases file.
+/// A run reply as one line of a `toolscope eval` cases file, its values typed by the tools it
+/// ran against (the request's, when the run had them).
 #[tauri::command]
 #[specta::specta]
 pub async fn export_test_case(
+    state: State<'_, AppState>,
     reply: String,
     outcome: CycleOutcome,
+    request_tools: Option<RequestToolsChoice>,
 ) -> Result<String, CommandError> {
-    serde_json::to_string(&export::test_case(&reply, &outcome))
+    let tools = request_tools
+        .map(|choice| load_request_tools(&state, &choice).map(|(tools, _)| tools))
+        .transpose()?;
+    let schema_of = |name: &str| match &tools {
+        Some(tools) => tools.get(name).map(|tool| tool.parameters.clone()),
+        None => state.registry.parameters_of(name),
+    };
+    serde_json::to_string(&export::test_case(&reply, &outcome, schema_of))
         .map_err(|e| CommandError::new(CommandErrorKind::Internal, e.to_string()))
 }

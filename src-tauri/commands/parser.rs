@@ -45,6 +45,12 @@ pub(crate) fn load_request_tools(
 ) -> Result<(RequestTools, RequestToolsInfo), CommandError> {
     let invalid = |message: String| CommandError::new(CommandErrorKind::InvalidInput, message);
     let (tools, findings) = match choice {
+        RequestToolsChoice::Pasted { text } if text.trim().is_empty() => {
+            return Err(invalid(
+                "paste the request's tools first (its tools array or the whole request body)"
+                    .to_owned(),
+            ));
+        }
         RequestToolsChoice::Pasted { text } => {
             let import =
                 read_definitions(text).map_err(|e| invalid(format!("the request's tools: {e}")))?;
@@ -109,6 +115,7 @@ pub async fn parse_reply(
         .map(|request| RequestCheck {
             request_id: request.request_id.clone(),
             error: executor.check(request),
+            routing_name: None,
         })
         .collect();
     Ok(ParsedReply {

@@ -39,8 +39,11 @@ export const commands = {
 	historyExport: () => typedError<string, CommandError>(__TAURI_INVOKE("history_export")),
 	/**  The call of `source` in the form `kind` asks for, ready to copy. */
 	exportCall: (kind: ExportKind, source: ExportSource) => typedError<string, CommandError>(__TAURI_INVOKE("export_call", { kind, source })),
-	/**  A run reply as one line of a `toolscope eval` cases file. */
-	exportTestCase: (reply: string, outcome: CycleOutcome) => typedError<string, CommandError>(__TAURI_INVOKE("export_test_case", { reply, outcome })),
+	/**
+	 *  A run reply as one line of a `toolscope eval` cases file, its values typed by the tools it
+	 *  ran against (the request's, when the run had them).
+	 */
+	exportTestCase: (reply: string, outcome: CycleOutcome, requestTools: RequestToolsChoice | null) => typedError<string, CommandError>(__TAURI_INVOKE("export_test_case", { reply, outcome, requestTools })),
 	getSettings: () => typedError<Settings, CommandError>(__TAURI_INVOKE("get_settings")),
 	/**  Validates, stores and applies settings; returns what was stored. */
 	saveSettings: (settings: Settings) => typedError<Settings, CommandError>(__TAURI_INVOKE("save_settings", { settings })),
@@ -461,6 +464,11 @@ export type ReplayedDiagnostic = {
 export type RequestCheck = {
 	request_id: string,
 	error: ExecutionError | null,
+	/**
+	 *  The registry method a call to a request tool runs as (an imported set's), when it is
+	 *  not the call's own name.
+	 */
+	routing_name: string | null,
 };
 
 /**  Where the tools of the request a reply answered come from. */

@@ -316,7 +316,12 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
         eprintln!("warning: a run was not recorded: {error}");
     }
     if let Some(path) = &args.export_case {
-        append_case(path, &reply, &outcome)?;
+        let registry = executor.registry();
+        let schema_of = |name: &str| match &request_tools {
+            Some(tools) => tools.get(name).map(|tool| tool.parameters.clone()),
+            None => registry.parameters_of(name),
+        };
+        append_case(path, &reply, &outcome, schema_of)?;
     }
     if global.json {
         render::json(&outcome);
@@ -339,9 +344,10 @@ fn append_case(
     path: &std::path::Path,
     reply: &str,
     outcome: &CycleOutcome,
+    schema_of: impl Fn(&str) -> Option<Value>,
 ) -> Result<(), SetupError> {
     use std::io::Write;
-    let case = toolscope_engine::export::test_case(reply, outcome);
+    let case = toolscope_engine::export::test_case(reply, outcome, schema_of);
     let line = serde_json::to_string(&case)
         .map_err(|e| SetupError::environment(format!("cannot write the test case: {e}")))?;
     std::fs::OpenOptions::new()

@@ -25,7 +25,9 @@ pub struct CycleOptions<'a> {
     pub strict_unknown_tool: bool,
     /// The tools of the request the reply answered: they type and check its calls, and a call
     /// runs as the method its tool stands for (an imported set's); a call they cannot route
-    /// fails with the reason, and results keep the names the model used.
+    /// fails with the reason, and results keep the names the model used (the history records
+    /// the routing names). They replace `strict_unknown_tool`: a call outside them is a warning
+    /// and a failed result.
     pub request_tools: Option<&'a RequestTools>,
 }
 
@@ -95,7 +97,9 @@ pub async fn run_cycle_observed(
 ) -> Result<CycleOutcome, ParserError> {
     let mut parse = parser::parse(protocols, reply, options.format)?;
     let cycle_id = uuid::Uuid::new_v4().to_string();
-    let mut results = match options.request_tools {
+    // What the model gets back, and what ran (the history's record: a routed call under its
+    // routing name, so a re-run from the history reaches the same method).
+    let (mut results, mut as_run) = match options.request_tools {
         Some(tools) => {
             let allowed = parse.requests.len().min(options.max_calls);
             run_routed(tools, &mut parse, allowed, executor, cancel, observe).await
@@ -105,17 +109,24 @@ pub async fn run_cycle_observed(
                 reject_unknown(&mut parse, executor);
             }
             let allowed = parse.requests.len().min(options.max_calls);
-            executor
+            let results = executor
                 .execute_all_observed(&parse.requests[..allowed], cancel, observe)
-                .await
+                .await;
+            let as_run = parse
+                .requests
+                .iter()
+                .cloned()
+                .zip(results.clone())
+                .collect();
+            (results, as_run)
         }
     };
     let allowed = results.len();
-    results.extend(
-        parse.requests[allowed..]
-            .iter()
-            .map(|request| over_limit(request, options.max_calls)),
-    );
+    for request in &parse.requests[allowed..] {
+        let result = over_limit(request, options.max_calls);
+        as_run.push((request.clone(), result.clone()));
+        results.push(result);
+    }
     let formatted_results = if results.is_empty() {
         String::new()
     } else {
@@ -125,15 +136,7 @@ pub async fn run_cycle_observed(
             .unwrap_or_default()
     };
     let history_errors = history
-        .map(|history| {
-            record(
-                history,
-                &cycle_id,
-                options.origin,
-                &parse.requests,
-                &results,
-            )
-        })
+        .map(|history| record(history, &cycle_id, options.origin, &as_run))
         .unwrap_or_default();
     Ok(CycleOutcome {
         cycle_id,
@@ -154,9 +157,9 @@ async fn run_routed(
     executor: &Executor,
     cancel: &CancellationToken,
     observe: &(dyn Fn(usize, &ToolExecutionResult) + Sync),
-) -> Vec<ToolExecutionResult> {
+) -> (Vec<ToolExecutionResult>, Vec<Ran>) {
     let checks = tools.check(parse);
-    let mut results: Vec<Option<ToolExecutionResult>> = vec![None; allowed];
+    let mut outcomes: Vec<Option<(ToolExecutionResult, Ran)>> = vec![None; allowed];
     let mut runnable = Vec::new();
     let mut positions = Vec::new();
     for (index, (request, check)) in parse.requests[..allowed].iter().zip(&checks).enumerate() {
@@ -180,7 +183,7 @@ async fn run_routed(
             Err(error) => {
                 let failed = failed(request, error);
                 observe(index, &failed);
-                results[index] = Some(failed);
+                outcomes[index] = Some((failed.clone(), (request.clone(), failed)));
             }
         }
     }
@@ -192,12 +195,16 @@ async fn run_routed(
             );
         })
         .await;
-    for (k, result) in ran.into_iter().enumerate() {
+    for ((k, result), routed) in ran.into_iter().enumerate().zip(runnable) {
         let index = positions[k];
-        results[index] = Some(named_as(&result, &parse.requests[index]));
+        let for_model = named_as(&result, &parse.requests[index]);
+        outcomes[index] = Some((for_model, (routed, result)));
     }
-    results.into_iter().flatten().collect()
+    outcomes.into_iter().flatten().unzip()
 }
+
+/// A request as it ran, with its result under the name it ran as.
+type Ran = (ParsedToolRequest, ToolExecutionResult);
 
 /// A result under the name the model used for the call.
 fn named_as(result: &ToolExecutionResult, request: &ParsedToolRequest) -> ToolExecutionResult {
@@ -252,16 +259,9 @@ fn over_limit(request: &ParsedToolRequest, max_calls: usize) -> ToolExecutionRes
     )
 }
 
-fn record(
-    history: &History,
-    cycle_id: &str,
-    origin: &str,
-    requests: &[ParsedToolRequest],
-    results: &[ToolExecutionResult],
-) -> Vec<String> {
-    requests
+fn record(history: &History, cycle_id: &str, origin: &str, as_run: &[Ran]) -> Vec<String> {
+    as_run
         .iter()
-        .zip(results)
         .filter_map(|(request, result)| {
             let entry = HistoryEntry::new(
                 Some(cycle_id.to_owned()),
@@ -353,6 +353,8 @@ mod tests {
 <tool_call>{"name": "unrouted", "arguments": {}}</tool_call>
 <tool_call>{"name": "ghost", "arguments": {}}</tool_call>"#;
         let seen = std::sync::Mutex::new(Vec::new());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (history, _) = History::open(dir.path().join("h.jsonl")).expect("open");
         let outcome = run_cycle_observed(
             reply,
             &CycleOptions {
@@ -362,7 +364,7 @@ mod tests {
             },
             &ProtocolSet::standard(),
             &executor(),
-            None,
+            Some(&history),
             &CancellationToken::new(),
             &|index, result| {
                 seen.lock()
@@ -392,6 +394,18 @@ mod tests {
             .diagnostics
             .iter()
             .any(|d| d.code == DiagnosticCode::UnknownTool && d.message.contains("ghost")));
+        // The history keeps what ran: the routed call under its routing name, so a re-run
+        // from the history reaches the same method.
+        let recorded: Vec<String> = History::load(history.path())
+            .expect("load")
+            .entries
+            .iter()
+            .map(|e| format!("{}={}", e.request.tool_name, e.result.tool_name))
+            .collect();
+        assert_eq!(
+            recorded,
+            vec!["echo_say=echo_say", "unrouted=unrouted", "ghost=ghost"]
+        );
         let mut seen = seen.into_inner().expect("lock");
         seen.sort();
         assert_eq!(

@@ -53,7 +53,8 @@ pub struct EvalCase {
 pub struct CaseOutcome {
     /// The case's id, else `line N`.
     pub label: String,
-    /// The case's format, else the format that parsed it (`none` when nothing did).
+    /// The format the case was parsed in: the run's `--format`, else the case's own, else the
+    /// detected one (`none` when nothing matched).
     pub format: String,
     pub agrees: bool,
     pub expected: Vec<ExpectedCall>,
@@ -138,7 +139,11 @@ pub fn evaluate_case(
     }
     Ok(CaseOutcome {
         label,
-        format: case.format.clone().unwrap_or(report.format),
+        // The format the case was parsed in: the run's override, else its own, else detected.
+        format: format
+            .or(case.format.as_deref())
+            .filter(|f| !f.eq_ignore_ascii_case("auto"))
+            .map_or(report.format, str::to_owned),
         agrees: reasons.is_empty(),
         expected: case.expected.clone(),
         found,

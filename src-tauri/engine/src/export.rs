@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use toolscope_protocol::coerce;
 use toolscope_protocol::parser::{self, ParserError};
 use toolscope_protocol::result::ToolExecutionResult;
 use toolscope_protocol::ProtocolSet;
@@ -109,8 +110,14 @@ fn wire_form(
 }
 
 /// A run reply as a regression case: the calls it made are what it is expected to make (the
-/// person exporting it vouches for them), the results are kept for the record.
-pub fn test_case(reply: &str, outcome: &CycleOutcome) -> EvalCase {
+/// person exporting it vouches for them), typed as they ran (`schema_of` gives the schema a
+/// call's values were typed from), with those schemas as the case's tools so `eval` types them
+/// the same way; the results are kept for the record.
+pub fn test_case(
+    reply: &str,
+    outcome: &CycleOutcome,
+    schema_of: impl Fn(&str) -> Option<Value>,
+) -> EvalCase {
     let results: Vec<Value> = outcome
         .results
         .iter()
@@ -122,20 +129,40 @@ pub fn test_case(reply: &str, outcome: &CycleOutcome) -> EvalCase {
             })
         })
         .collect();
+    let mut tools: Vec<Value> = Vec::new();
+    let mut described = std::collections::HashSet::new();
+    let expected = outcome
+        .parse
+        .requests
+        .iter()
+        .map(|r| {
+            let schema = schema_of(&r.tool_name);
+            let mut arguments = r.args.clone();
+            if r.untyped_args {
+                match &schema {
+                    Some(schema) => coerce::coerce_untyped(&mut arguments, schema),
+                    None => coerce::read_literals(&mut arguments),
+                }
+            }
+            if let Some(schema) = schema {
+                if described.insert(r.tool_name.clone()) {
+                    tools.push(serde_json::json!({"type": "function", "function": {
+                        "name": r.tool_name, "parameters": schema
+                    }}));
+                }
+            }
+            ExpectedCall {
+                name: r.tool_name.clone(),
+                arguments,
+            }
+        })
+        .collect();
     EvalCase {
         id: Some(outcome.cycle_id.clone()),
         format: (outcome.parse.format != "none").then(|| outcome.parse.format.clone()),
         reply: reply.to_owned(),
-        expected: outcome
-            .parse
-            .requests
-            .iter()
-            .map(|r| ExpectedCall {
-                name: r.tool_name.clone(),
-                arguments: r.args.clone(),
-            })
-            .collect(),
-        tools: None,
+        expected,
+        tools: (!tools.is_empty()).then_some(Value::Array(tools)),
         results: (!results.is_empty()).then_some(Value::Array(results)),
     }
 }

@@ -101,6 +101,9 @@ impl MethodNames {
     }
 }
 
+/// The longest name [`closest_names`] looks for near names of.
+const MAX_SUGGESTED_NAME: usize = 128;
+
 /// Up to `most` of `candidates` nearest to `name` by edit distance (case-insensitive), nearest
 /// first; only names within about a third of the longer name's length count as near, so a
 /// suggestion is a likely typo, not any name at all.
@@ -110,12 +113,21 @@ pub fn closest_names<'a>(
     most: usize,
 ) -> Vec<&'a str> {
     let wanted: Vec<char> = name.to_lowercase().chars().collect();
+    // A name a model made up can be long; suggestions are for typos of real names, which are
+    // short, and the distance costs the product of the two lengths.
+    if wanted.len() > MAX_SUGGESTED_NAME {
+        return Vec::new();
+    }
     let mut near: Vec<(usize, &'a str)> = candidates
         .into_iter()
         .filter_map(|candidate| {
             let other: Vec<char> = candidate.to_lowercase().chars().collect();
-            let distance = edit_distance(&wanted, &other);
             let limit = wanted.len().max(other.len()).div_ceil(3).max(1);
+            // The lengths alone already tell most candidates apart.
+            if wanted.len().abs_diff(other.len()) > limit || other.len() > MAX_SUGGESTED_NAME {
+                return None;
+            }
+            let distance = edit_distance(&wanted, &other);
             (distance <= limit).then_some((distance, candidate))
         })
         .collect();
@@ -185,6 +197,7 @@ mod tests {
         );
         assert_eq!(closest_names("GET_WEATHER", names, 1), vec!["get_weather"]);
         assert!(closest_names("translate", names, 3).is_empty());
+        assert!(closest_names(&"get_weather".repeat(20), names, 3).is_empty());
         assert_eq!(edit_distance(&[], &['a', 'b']), 2);
     }
 

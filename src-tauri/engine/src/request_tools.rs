@@ -27,6 +27,9 @@ use crate::registry::compile_schema;
 pub struct RequestCheck {
     pub request_id: String,
     pub error: Option<ExecutionError>,
+    /// The registry method a call to a request tool runs as (an imported set's), when it is
+    /// not the call's own name.
+    pub routing_name: Option<String>,
 }
 
 /// One tool of a request.
@@ -126,6 +129,9 @@ impl RequestTools {
                 RequestCheck {
                     request_id: request.request_id.clone(),
                     error,
+                    routing_name: self
+                        .get(&request.tool_name)
+                        .and_then(|tool| tool.routing_name.clone()),
                 }
             })
             .collect();

@@ -101,7 +101,7 @@ impl ToolFailure {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WireCall {
-    /// A shell command: an HTTP tool's request as cURL, its secrets as `$VAR` references.
+    /// A shell command: an HTTP tool's request as cURL, its secrets as `"${VAR}"` references.
     Curl { command: String },
     /// A JSON-RPC request: an MCP server's `tools/call` with the server's own tool name.
     JsonRpc { message: Value },

@@ -114,7 +114,8 @@ export const ipc = {
   executeCall: (...args: Parameters<typeof commands.executeCall>) => unwrap(commands.executeCall(...args)),
   runReply: (...args: Parameters<typeof commands.runReply>) => unwrap(commands.runReply(...args)),
   exportCall: (kind: ExportKind, source: ExportSource) => unwrap(commands.exportCall(kind, source)),
-  exportTestCase: (reply: string, outcome: CycleOutcome) => unwrap(commands.exportTestCase(reply, outcome)),
+  exportTestCase: (reply: string, outcome: CycleOutcome, requestTools: RequestToolsChoice | null) =>
+    unwrap(commands.exportTestCase(reply, outcome, requestTools)),
   cancelRun: (runId: string) => unwrap(commands.cancelRun(runId)),
   answerConfirmation: (confirmationId: string, approve: boolean) =>
     unwrap(commands.answerConfirmation(confirmationId, approve)),

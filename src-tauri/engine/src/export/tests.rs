@@ -168,7 +168,7 @@ fn a_run_reply_becomes_a_case_eval_agrees_with() {
         formatted_results: String::new(),
         history_errors: Vec::new(),
     };
-    let case = test_case(reply, &outcome);
+    let case = test_case(reply, &outcome, |_| None);
     assert_eq!(case.format.as_deref(), Some("hermes"));
     assert_eq!(case.expected[0].name, "local_run");
     assert_eq!(
@@ -183,6 +183,56 @@ fn a_run_reply_becomes_a_case_eval_agrees_with() {
         &ProtocolSet::standard(),
         None,
         None,
+    )
+    .expect("known format");
+    assert!(verdict.agrees, "{:?}", verdict.reasons);
+}
+
+#[test]
+fn text_values_are_exported_as_they_were_typed_with_their_schemas() {
+    // Qwen3-Coder values are text: "12345" is a string for a string property, 3 a number.
+    let reply = "<tool_call>\n<function=local_run>\n<parameter=id>\n12345\n</parameter>\n\
+                 <parameter=n>\n3\n</parameter>\n</function>\n</tool_call>";
+    let parse =
+        toolscope_protocol::parser::parse(&ProtocolSet::standard(), reply, None).expect("auto");
+    let outcome = CycleOutcome {
+        cycle_id: "c2".into(),
+        has_tool_requests: true,
+        parse,
+        results: Vec::new(),
+        formatted_results: String::new(),
+        history_errors: Vec::new(),
+    };
+    let schema = json!({"type": "object", "properties": {
+        "id": {"type": "string"}, "n": {"type": "integer"}
+    }});
+    let case = test_case(reply, &outcome, |name| {
+        (name == "local_run").then(|| schema.clone())
+    });
+    assert_eq!(
+        Value::Object(case.expected[0].arguments.clone()),
+        json!({"id": "12345", "n": 3})
+    );
+    let line = serde_json::to_string(&case).expect("serialises");
+    let replayed: EvalCase = serde_json::from_str(&line).expect("a case again");
+    let tools = replayed
+        .tools
+        .clone()
+        .expect("the schemas travel with the case");
+    assert_eq!(tools[0]["function"]["name"], "local_run");
+    // eval reads the case's tools with the import reader (the CLI's job); here, the same schema.
+    let request_tools =
+        crate::request_tools::RequestTools::new([crate::request_tools::RequestTool {
+            name: "local_run".into(),
+            parameters: tools[0]["function"]["parameters"].clone(),
+            routing_name: None,
+        }]);
+    let verdict = crate::eval::evaluate_case(
+        &replayed,
+        "exported".into(),
+        &ProtocolSet::standard(),
+        None,
+        Some(&request_tools),
     )
     .expect("known format");
     assert!(verdict.agrees, "{:?}", verdict.reasons);

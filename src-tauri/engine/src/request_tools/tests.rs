@@ -92,6 +92,13 @@ fn calls_route_to_the_set_method_they_stand_for() {
         r#"<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>
 <tool_call>{"name": "get_time", "arguments": {}}</tool_call>"#,
     );
+    let mut checked = report.clone();
+    let checks = tools.check(&mut checked);
+    assert_eq!(
+        checks[0].routing_name.as_deref(),
+        Some("Weather_get-weather")
+    );
+    assert_eq!(checks[1].routing_name, None);
     let routed = tools.routed(&report.requests[0]).expect("routable");
     assert_eq!(routed.tool_name, "Weather_get-weather");
     assert_eq!(routed.args, report.requests[0].args);

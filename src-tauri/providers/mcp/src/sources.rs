@@ -131,12 +131,12 @@ impl Source {
         }
     }
 
-    /// The live connection and the MCP name of `method`, or why a call cannot be made.
     /// The server's own name of the tool listed as `method`.
     pub(crate) fn original_name(&self, method: &str) -> Option<String> {
         self.live().names.original(method).map(str::to_owned)
     }
 
+    /// The live connection and the MCP name of `method`, or why a call cannot be made.
     pub(crate) fn route(&self, method: &str) -> Result<(Arc<Connection>, String), ToolFailure> {
         let live = self.live();
         let Some(mcp_name) = live.names.original(method).map(str::to_owned) else {

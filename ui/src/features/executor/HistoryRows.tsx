@@ -91,7 +91,7 @@ const HistoryRow = memo(function HistoryRow({ entry, position, setSize, top, bus
             source={{ from: "history", id: entry.id }}
             hasResult
             label={`the run of ${entry.tool_name}`}
-            className="ex-history-copy-as"
+            compact
           />
         </span>
       </div>

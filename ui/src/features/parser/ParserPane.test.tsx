@@ -67,9 +67,10 @@ function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
       diagnostics: withDiagnostics ? diagnosticsOf(text) : [],
     },
     checks: [
-      { request_id: "call-1", error: null },
+      { request_id: "call-1", error: null, routing_name: null },
       {
         request_id: "call-2",
+        routing_name: null,
         error: {
           kind: "invalid_args",
           message: "arguments do not match the method's schema",
@@ -406,7 +407,7 @@ describe("ParserPane parsing", () => {
         requests: [request(hostile, BLOCK_A, "calculator_evaluate", "call-1", { expression: "<b>6*7</b>" })],
         diagnostics: [],
       },
-      checks: [{ request_id: "call-1", error: null }],
+      checks: [{ request_id: "call-1", error: null, routing_name: null }],
       request_tools: null,
     };
     const done = deferred<CycleOutcome>();
@@ -449,7 +450,7 @@ describe("ParserPane parsing", () => {
           })),
           diagnostics: [],
         },
-        checks: blocks.map((_, i) => ({ request_id: `id-${String(i)}`, error: null })),
+        checks: blocks.map((_, i) => ({ request_id: `id-${String(i)}`, error: null, routing_name: null })),
         request_tools: null,
       }),
     });
@@ -505,7 +506,7 @@ describe("ParserPane parsing", () => {
           requests: [request(big, BLOCK_A, "calculator_evaluate", "call-1", { expression: "6*7" })],
           diagnostics: [],
         },
-        checks: [{ request_id: "call-1", error: null }],
+        checks: [{ request_id: "call-1", error: null, routing_name: null }],
         request_tools: null,
       }),
     });

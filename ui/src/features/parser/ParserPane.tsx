@@ -17,7 +17,7 @@ import { matchResults } from "./matchResults";
 import { ErrorNotice, ParseSummary } from "./ParseSummary";
 import { AUTO_FORMAT, ReplyEditor } from "./ReplyEditor";
 import { RequestList } from "./RequestList";
-import { REGISTRY, RequestToolsPicker, requestToolsChoice } from "./RequestToolsPicker";
+import { REGISTRY, RequestToolsPicker, requestToolsChoice, sameTools } from "./RequestToolsPicker";
 import { RunPanel } from "./RunPanel";
 import type { Selection } from "./selection";
 import { mapByteOffsets } from "./textIndex";
@@ -82,7 +82,7 @@ export function ParserPane({ active }: { active: boolean }) {
 
   const runAll = () => {
     if (running || text === "") return;
-    if (snapshot?.text !== text || snapshot.format !== formatArg || snapshot.tools !== tools) {
+    if (snapshot?.text !== text || snapshot.format !== formatArg || !sameTools(snapshot.tools, tools)) {
       parseNow(text, formatArg, tools);
     }
     void start(text, formatArg, tools);
@@ -109,7 +109,10 @@ export function ParserPane({ active }: { active: boolean }) {
   const send = useCallback(
     (index: number) => {
       const request = snapshot?.reply.report.requests[index];
-      if (request) loadIntoExecutor(request.tool_name, request.args);
+      if (!request) return;
+      // A call to a request tool runs as its imported set's method: the Executor takes that.
+      const check = snapshot.reply.checks.find((c) => c.request_id === request.request_id);
+      loadIntoExecutor(check?.routing_name ?? request.tool_name, request.args);
     },
     [snapshot, loadIntoExecutor],
   );

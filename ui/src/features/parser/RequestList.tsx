@@ -137,7 +137,7 @@ const RequestItem = memo(function RequestItem({
         <CopyAs
           source={{
             from: "call",
-            call: { request_id: request.request_id, tool_name: request.tool_name, args: request.args },
+            call: { request_id: request.request_id, tool_name: check?.routing_name ?? request.tool_name, args: request.args },
             result: result ?? null,
           }}
           hasResult={result !== undefined}

@@ -12,11 +12,17 @@ export const REGISTRY = "registry";
 export const PASTED = "pasted";
 const SET_PREFIX = "set:";
 
-/** The picker's value as the backend's choice (`null`: the registry). */
+/** The picker's value as the backend's choice (`null`: the registry). Nothing pasted yet is
+ * still the request's tools (the backend says they are missing), never the registry. */
 export function requestToolsChoice(value: string, pasted: string): RequestToolsChoice | null {
-  if (value === PASTED) return pasted.trim() === "" ? null : { kind: "pasted", text: pasted };
+  if (value === PASTED) return { kind: "pasted", text: pasted };
   if (value.startsWith(SET_PREFIX)) return { kind: "imported_set", name: value.slice(SET_PREFIX.length) };
   return null;
+}
+
+/** Whether two choices name the same tools. */
+export function sameTools(a: RequestToolsChoice | null, b: RequestToolsChoice | null): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 interface Props {

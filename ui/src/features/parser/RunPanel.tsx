@@ -5,7 +5,7 @@
 import { memo, useState } from "react";
 
 import { copyText } from "../../lib/CopyButton";
-import { errorMessage, ipc, type CycleOutcome } from "../../lib/ipc";
+import { errorMessage, ipc, type CycleOutcome, type RequestToolsChoice } from "../../lib/ipc";
 
 import { ErrorNotice, noCallsMessage } from "./ParseSummary";
 import type { UnmatchedResult } from "./matchResults";
@@ -53,18 +53,26 @@ export const RunPanel = memo(function RunPanel({ run, unmatched }: { run: RunSta
         </div>
       ) : null}
       {outcome && outcome.formatted_results !== "" ? <ResultsBlock text={outcome.formatted_results} /> : null}
-      {outcome?.has_tool_requests ? <ExportCase reply={run.text} outcome={outcome} /> : null}
+      {outcome?.has_tool_requests ? <ExportCase reply={run.text} outcome={outcome} tools={run.tools} /> : null}
     </section>
   );
 });
 
 /** Copies the run as one line of a `toolscope eval` cases file: the reply, its calls as the
  * expected ones, and what they returned. */
-function ExportCase({ reply, outcome }: { reply: string; outcome: CycleOutcome }) {
+function ExportCase({
+  reply,
+  outcome,
+  tools,
+}: {
+  reply: string;
+  outcome: CycleOutcome;
+  tools: RequestToolsChoice | null;
+}) {
   const [status, setStatus] = useState("");
   const exportCase = async () => {
     try {
-      const line = await ipc.exportTestCase(reply, outcome);
+      const line = await ipc.exportTestCase(reply, outcome, tools);
       setStatus((await copyText(line)) ? "Copied as a test case (one JSON line for toolscope eval)." : "Could not copy.");
     } catch (reason: unknown) {
       setStatus(errorMessage(reason));

@@ -28,6 +28,8 @@ export interface RunState {
   /** The text and format that were run (the results' indices refer to them). */
   text: string;
   format: string | null;
+  /** The request's tools the run was checked and routed against (`null`: the registry). */
+  tools: RequestToolsChoice | null;
   /** Results streamed so far, by request index in the run. */
   streamed: ReadonlyMap<number, ToolExecutionResult>;
   outcome: CycleOutcome | null;
@@ -42,6 +44,7 @@ const IDLE: RunState = {
   runId: null,
   text: "",
   format: null,
+  tools: null,
   streamed: new Map(),
   outcome: null,
   error: null,
@@ -88,7 +91,7 @@ export function useRun() {
       if (running.current !== null) return;
       const runId = newRunId();
       running.current = runId;
-      setState({ ...IDLE, status: "running", runId, text, format });
+      setState({ ...IDLE, status: "running", runId, text, format, tools });
       const channel = runChannel((event) => {
         onEvent(runId, event);
       });

@@ -48,9 +48,11 @@ interface Props {
   /** What the call is, for the control's accessible name. */
   label: string;
   className?: string;
+  /** Where space is tight (a history row): the outcome as a mark with the message as its title. */
+  compact?: boolean;
 }
 
-export function CopyAs({ source, hasResult, label, className = "" }: Props) {
+export function CopyAs({ source, hasResult, label, className = "", compact = false }: Props) {
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
 
   const copy = async (choice: Choice) => {
@@ -92,7 +94,7 @@ export function CopyAs({ source, hasResult, label, className = "" }: Props) {
           data-testid="copy-as-status"
           title={status.text}
         >
-          {status.text}
+          {compact ? (status.ok ? "✓" : "✗") : status.text}
         </span>
       ) : null}
     </span>
