@@ -54,13 +54,21 @@ interface Props {
 
 export function CopyAs({ source, hasResult, label, className = "", compact = false }: Props) {
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  /** What was exported when the clipboard refused it: shown to copy by hand. */
+  const [uncopied, setUncopied] = useState<string | null>(null);
 
   const copy = async (choice: Choice) => {
     try {
       const text = await ipc.exportCall(choice.kind, source);
       const copied = await copyText(text);
-      setStatus(copied ? { ok: true, text: `${choice.label} copied.` } : { ok: false, text: "Could not copy." });
+      setUncopied(copied || compact ? null : text);
+      setStatus(
+        copied
+          ? { ok: true, text: `${choice.label} copied.` }
+          : { ok: false, text: compact ? "Could not copy." : "Could not copy; select the text below." },
+      );
     } catch (reason: unknown) {
+      setUncopied(null);
       setStatus({ ok: false, text: errorMessage(reason) });
     }
   };
@@ -96,6 +104,20 @@ export function CopyAs({ source, hasResult, label, className = "", compact = fal
         >
           {compact ? (status.ok ? "✓" : "✗") : status.text}
         </span>
+      ) : null}
+      {uncopied !== null ? (
+        <textarea
+          className="copy-as-text"
+          data-testid="copy-as-text"
+          aria-label={`${label}, exported`}
+          readOnly
+          spellCheck={false}
+          rows={Math.min(8, uncopied.split("\n", 9).length)}
+          value={uncopied}
+          onFocus={(event) => {
+            event.currentTarget.select();
+          }}
+        />
       ) : null}
     </span>
   );
