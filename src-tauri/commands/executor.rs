@@ -20,7 +20,7 @@ use toolscope_engine::{BoxFuture, CallProgress, ProgressSink};
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::ToolExecutionResult;
 
-use crate::commands::parser::{load_request_tools, RequestToolsChoice};
+use crate::commands::parser::{optional_request_tools, RequestToolsChoice};
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::{lock, AppState};
 
@@ -160,9 +160,7 @@ pub async fn run_reply(
     run_id: String,
     on_event: Channel<RunEvent>,
 ) -> Result<CycleOutcome, CommandError> {
-    let tools = request_tools
-        .map(|choice| load_request_tools(&state, &choice).map(|(tools, _)| tools))
-        .transpose()?;
+    let tools = optional_request_tools(&state, request_tools.as_ref())?;
     run_cycle_for(
         &state,
         &text,

@@ -8,7 +8,7 @@ use toolscope_engine::export::{self, CallToExport, ExportError, ExportKind};
 use toolscope_engine::history::History;
 use toolscope_protocol::result::ToolExecutionResult;
 
-use crate::commands::parser::{load_request_tools, RequestToolsChoice};
+use crate::commands::parser::{optional_request_tools, RequestToolsChoice};
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
 
@@ -85,13 +85,8 @@ pub async fn export_test_case(
     outcome: CycleOutcome,
     request_tools: Option<RequestToolsChoice>,
 ) -> Result<String, CommandError> {
-    let tools = request_tools
-        .map(|choice| load_request_tools(&state, &choice).map(|(tools, _)| tools))
-        .transpose()?;
-    let schema_of = |name: &str| match &tools {
-        Some(tools) => tools.get(name).map(|tool| tool.parameters.clone()),
-        None => state.registry.parameters_of(name),
-    };
-    serde_json::to_string(&export::test_case(&reply, &outcome, schema_of))
+    let tools = optional_request_tools(&state, request_tools.as_ref())?;
+    let case = export::test_case(&reply, &outcome, &state.registry, tools.as_ref());
+    serde_json::to_string(&case)
         .map_err(|e| CommandError::new(CommandErrorKind::Internal, e.to_string()))
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use tauri::State;
 use toolscope_engine::executor::{Executor, ExecutorOptions};
 use toolscope_engine::request_tools::{RequestCheck, RequestTools};
-use toolscope_imported::{read_definitions, Finding, FindingLevel};
+use toolscope_imported::{read_request_tools, Finding};
 use toolscope_protocol::parser::{self, ParseReport};
 use toolscope_protocol::stream::{self, StreamReplay};
 
@@ -52,22 +52,7 @@ pub(crate) fn load_request_tools(
             ));
         }
         RequestToolsChoice::Pasted { text } => {
-            let import =
-                read_definitions(text).map_err(|e| invalid(format!("the request's tools: {e}")))?;
-            if import.definitions.is_empty() {
-                return Err(invalid(
-                    "the request's tools: no usable tool definitions".to_owned(),
-                ));
-            }
-            let findings = import
-                .findings
-                .into_iter()
-                .filter(|f| f.level != FindingLevel::Info)
-                .collect();
-            (
-                toolscope_imported::request_tools(&import.definitions),
-                findings,
-            )
+            read_request_tools(text).map_err(|e| invalid(format!("the request's tools: {e}")))?
         }
         RequestToolsChoice::ImportedSet { name } => {
             let set = state
@@ -80,6 +65,16 @@ pub(crate) fn load_request_tools(
     };
     let count = u32::try_from(tools.len()).unwrap_or(u32::MAX);
     Ok((tools, RequestToolsInfo { count, findings }))
+}
+
+/// The request's tools of a run or an export, when it names any.
+pub(crate) fn optional_request_tools(
+    state: &AppState,
+    choice: Option<&RequestToolsChoice>,
+) -> Result<Option<RequestTools>, CommandError> {
+    choice
+        .map(|choice| load_request_tools(state, choice).map(|(tools, _)| tools))
+        .transpose()
 }
 
 /// Parses `text` (`format` = a protocol id, or none / "auto" to detect), checked against the

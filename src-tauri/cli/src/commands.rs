@@ -6,8 +6,9 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use toolscope_engine::cycle::{run_cycle, CycleOptions, CycleOutcome};
+use toolscope_engine::cycle::{run_cycle, CycleOptions};
 use toolscope_engine::discovery::{Discovery, MethodFilter};
+use toolscope_engine::eval::EvalCase;
 use toolscope_engine::executor::{ApproveAll, ConfirmationHook, Executor, ExecutorOptions};
 use toolscope_engine::history::{HistoryEntry, RecordedRequest};
 use toolscope_engine::types::ToolSource;
@@ -316,12 +317,13 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
         eprintln!("warning: a run was not recorded: {error}");
     }
     if let Some(path) = &args.export_case {
-        let registry = executor.registry();
-        let schema_of = |name: &str| match &request_tools {
-            Some(tools) => tools.get(name).map(|tool| tool.parameters.clone()),
-            None => registry.parameters_of(name),
-        };
-        append_case(path, &reply, &outcome, schema_of)?;
+        let case = toolscope_engine::export::test_case(
+            &reply,
+            &outcome,
+            executor.registry(),
+            request_tools.as_ref(),
+        );
+        append_case(path, &case)?;
     }
     if global.json {
         render::json(&outcome);
@@ -340,15 +342,9 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
 }
 
 /// Appends the run to a cases file as one JSON line.
-fn append_case(
-    path: &std::path::Path,
-    reply: &str,
-    outcome: &CycleOutcome,
-    schema_of: impl Fn(&str) -> Option<Value>,
-) -> Result<(), SetupError> {
+fn append_case(path: &std::path::Path, case: &EvalCase) -> Result<(), SetupError> {
     use std::io::Write;
-    let case = toolscope_engine::export::test_case(reply, outcome, schema_of);
-    let line = serde_json::to_string(&case)
+    let line = serde_json::to_string(case)
         .map_err(|e| SetupError::environment(format!("cannot write the test case: {e}")))?;
     std::fs::OpenOptions::new()
         .create(true)

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::Value;
 use toolscope_engine::request_tools::RequestTools;
-use toolscope_imported::{read_definitions, FindingLevel, Import};
+use toolscope_imported::{read_definitions, read_request_tools, Finding, RequestToolsError};
 
 use crate::setup::{self, SetupError};
 use crate::GlobalArgs;
@@ -46,16 +46,20 @@ impl RequestToolsArgs {
             return Ok(None);
         };
         let text = setup::read_input(Some(path))?;
-        let import = read_definitions(&text)
-            .map_err(|e| SetupError::usage(format!("--tools {}: {e}", path.display())))?;
-        report_findings(&import, path);
-        if import.definitions.is_empty() {
-            return Err(SetupError::usage(format!(
-                "--tools {}: no usable tool definitions",
-                path.display()
-            )));
-        }
-        Ok(Some(toolscope_imported::request_tools(&import.definitions)))
+        let (tools, findings) = match read_request_tools(&text) {
+            Ok(read) => read,
+            Err(error) => {
+                if let RequestToolsError::NoneUsable(findings) = &error {
+                    report_findings(findings, path);
+                }
+                return Err(SetupError::usage(format!(
+                    "--tools {}: {error}",
+                    path.display()
+                )));
+            }
+        };
+        report_findings(&findings, path);
+        Ok(Some(tools))
     }
 }
 
@@ -65,15 +69,13 @@ pub fn from_value(value: &Value) -> Result<RequestTools, String> {
     Ok(toolscope_imported::request_tools(&import.definitions))
 }
 
-fn report_findings(import: &Import, path: &std::path::Path) {
-    for finding in &import.findings {
-        if finding.level != FindingLevel::Info {
-            eprintln!(
-                "warning: --tools {}: {}: {}",
-                path.display(),
-                finding.path,
-                finding.message
-            );
-        }
+fn report_findings(findings: &[Finding], path: &std::path::Path) {
+    for finding in findings {
+        eprintln!(
+            "warning: --tools {}: {}: {}",
+            path.display(),
+            finding.path,
+            finding.message
+        );
     }
 }

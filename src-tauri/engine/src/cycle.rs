@@ -97,12 +97,14 @@ pub async fn run_cycle_observed(
 ) -> Result<CycleOutcome, ParserError> {
     let mut parse = parser::parse(protocols, reply, options.format)?;
     let cycle_id = uuid::Uuid::new_v4().to_string();
-    // What the model gets back, and what ran (the history's record: a routed call under its
-    // routing name, so a re-run from the history reaches the same method).
-    let (mut results, mut as_run) = match options.request_tools {
+    // What the model gets back, and, for routed calls, what ran (the history's record: a routed
+    // call under its routing name, so a re-run from the history reaches the same method).
+    let (mut results, mut routed) = match options.request_tools {
         Some(tools) => {
             let allowed = parse.requests.len().min(options.max_calls);
-            run_routed(tools, &mut parse, allowed, executor, cancel, observe).await
+            let (results, as_run) =
+                run_routed(tools, &mut parse, allowed, executor, cancel, observe).await;
+            (results, Some(as_run))
         }
         None => {
             if options.strict_unknown_tool {
@@ -112,19 +114,15 @@ pub async fn run_cycle_observed(
             let results = executor
                 .execute_all_observed(&parse.requests[..allowed], cancel, observe)
                 .await;
-            let as_run = parse
-                .requests
-                .iter()
-                .cloned()
-                .zip(results.clone())
-                .collect();
-            (results, as_run)
+            (results, None)
         }
     };
     let allowed = results.len();
     for request in &parse.requests[allowed..] {
         let result = over_limit(request, options.max_calls);
-        as_run.push((request.clone(), result.clone()));
+        if let Some(as_run) = &mut routed {
+            as_run.push((request.clone(), result.clone()));
+        }
         results.push(result);
     }
     let formatted_results = if results.is_empty() {
@@ -136,7 +134,20 @@ pub async fn run_cycle_observed(
             .unwrap_or_default()
     };
     let history_errors = history
-        .map(|history| record(history, &cycle_id, options.origin, &as_run))
+        .map(|history| match &routed {
+            Some(as_run) => record(
+                history,
+                &cycle_id,
+                options.origin,
+                as_run.iter().map(|(request, result)| (request, result)),
+            ),
+            None => record(
+                history,
+                &cycle_id,
+                options.origin,
+                parse.requests.iter().zip(&results),
+            ),
+        })
         .unwrap_or_default();
     Ok(CycleOutcome {
         cycle_id,
@@ -259,19 +270,22 @@ fn over_limit(request: &ParsedToolRequest, max_calls: usize) -> ToolExecutionRes
     )
 }
 
-fn record(history: &History, cycle_id: &str, origin: &str, as_run: &[Ran]) -> Vec<String> {
-    as_run
-        .iter()
-        .filter_map(|(request, result)| {
-            let entry = HistoryEntry::new(
-                Some(cycle_id.to_owned()),
-                origin,
-                RecordedRequest::from(request),
-                result.clone(),
-            );
-            history.append(&entry).err().map(|e| e.to_string())
-        })
-        .collect()
+fn record<'a>(
+    history: &History,
+    cycle_id: &str,
+    origin: &str,
+    ran: impl Iterator<Item = (&'a ParsedToolRequest, &'a ToolExecutionResult)>,
+) -> Vec<String> {
+    ran.filter_map(|(request, result)| {
+        let entry = HistoryEntry::new(
+            Some(cycle_id.to_owned()),
+            origin,
+            RecordedRequest::from(request),
+            result.clone(),
+        );
+        history.append(&entry).err().map(|e| e.to_string())
+    })
+    .collect()
 }
 
 #[cfg(test)]

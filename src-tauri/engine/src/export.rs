@@ -18,6 +18,7 @@ use toolscope_protocol::ProtocolSet;
 use crate::cycle::CycleOutcome;
 use crate::eval::{EvalCase, ExpectedCall};
 use crate::registry::Registry;
+use crate::request_tools::RequestTools;
 use crate::tool::WireCall;
 
 /// What a call becomes.
@@ -110,14 +111,19 @@ fn wire_form(
 }
 
 /// A run reply as a regression case: the calls it made are what it is expected to make (the
-/// person exporting it vouches for them), typed as they ran (`schema_of` gives the schema a
-/// call's values were typed from), with those schemas as the case's tools so `eval` types them
-/// the same way; the results are kept for the record.
+/// person exporting it vouches for them), typed as they ran (by the request's tools when the
+/// run had them, else by the registry's methods), with those schemas as the case's tools so
+/// `eval` types them the same way; the results are kept for the record.
 pub fn test_case(
     reply: &str,
     outcome: &CycleOutcome,
-    schema_of: impl Fn(&str) -> Option<Value>,
+    registry: &Registry,
+    request_tools: Option<&RequestTools>,
 ) -> EvalCase {
+    let schema_of = |name: &str| match request_tools {
+        Some(tools) => tools.parameters_of(name),
+        None => registry.parameters_of(name),
+    };
     let results: Vec<Value> = outcome
         .results
         .iter()

@@ -93,6 +93,12 @@ impl RequestTools {
         self.by_name.get(name).map(|&i| &self.entries[i].tool)
     }
 
+    /// The argument schema of the tool `name`, as [`crate::Registry::parameters_of`] gives a
+    /// method's.
+    pub fn parameters_of(&self, name: &str) -> Option<Value> {
+        self.get(name).map(|tool| tool.parameters.clone())
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.tool.name.as_str())
     }
@@ -101,9 +107,7 @@ impl RequestTools {
     /// warning for each call to a tool the request does not define, and says of each request
     /// whether it is valid.
     pub fn check(&self, report: &mut ParseReport) -> Vec<RequestCheck> {
-        parser::type_arguments(report, |name| {
-            self.get(name).map(|tool| tool.parameters.clone())
-        });
+        parser::type_arguments(report, |name| self.parameters_of(name));
         let mut unknown = Vec::new();
         let checks = report
             .requests

@@ -168,7 +168,7 @@ fn a_run_reply_becomes_a_case_eval_agrees_with() {
         formatted_results: String::new(),
         history_errors: Vec::new(),
     };
-    let case = test_case(reply, &outcome, |_| None);
+    let case = test_case(reply, &outcome, &Registry::new(), None);
     assert_eq!(case.format.as_deref(), Some("hermes"));
     assert_eq!(case.expected[0].name, "local_run");
     assert_eq!(
@@ -206,9 +206,13 @@ fn text_values_are_exported_as_they_were_typed_with_their_schemas() {
     let schema = json!({"type": "object", "properties": {
         "id": {"type": "string"}, "n": {"type": "integer"}
     }});
-    let case = test_case(reply, &outcome, |name| {
-        (name == "local_run").then(|| schema.clone())
-    });
+    let ran_against =
+        crate::request_tools::RequestTools::new([crate::request_tools::RequestTool {
+            name: "local_run".into(),
+            parameters: schema,
+            routing_name: None,
+        }]);
+    let case = test_case(reply, &outcome, &Registry::new(), Some(&ran_against));
     assert_eq!(
         Value::Object(case.expected[0].arguments.clone()),
         json!({"id": "12345", "n": 3})

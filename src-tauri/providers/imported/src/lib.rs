@@ -16,5 +16,5 @@ pub mod store;
 
 pub use mock::{Mock, MockErrorKind, MockReply};
 pub use read::{read_definitions, Definition, Finding, FindingLevel, Import, ReadError, Shape};
-pub use set::{request_tools, ImportedTool, ToolSet};
+pub use set::{read_request_tools, request_tools, ImportedTool, RequestToolsError, ToolSet};
 pub use store::{ImportedSets, SetError, SetImportReport, SetSummary};

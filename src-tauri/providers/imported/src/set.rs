@@ -12,7 +12,7 @@ use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure};
 use toolscope_protocol::method::MethodMetadata;
 
 use crate::mock::Mock;
-use crate::read::Definition;
+use crate::read::{read_definitions, Definition, Finding, FindingLevel, ReadError};
 
 /// The longest set name.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -166,4 +166,29 @@ pub fn request_tools(definitions: &[Definition]) -> RequestTools {
         parameters: definition.parameters.clone(),
         routing_name: None,
     }))
+}
+
+/// Why pasted or filed request tools give nothing to check against.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestToolsError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Every entry was refused; the findings say why.
+    #[error("no usable tool definitions")]
+    NoneUsable(Vec<Finding>),
+}
+
+/// A request's tools from JSON in any shape an import reads, with the findings worth telling
+/// (refused entries and warnings; rewrites are left out). Refused when no definition is usable.
+pub fn read_request_tools(text: &str) -> Result<(RequestTools, Vec<Finding>), RequestToolsError> {
+    let import = read_definitions(text)?;
+    let findings = import
+        .findings
+        .into_iter()
+        .filter(|f| f.level != FindingLevel::Info)
+        .collect();
+    if import.definitions.is_empty() {
+        return Err(RequestToolsError::NoneUsable(findings));
+    }
+    Ok((request_tools(&import.definitions), findings))
 }
