@@ -6,7 +6,8 @@
 //! secret and works wherever the variables are set. The markers are random per export and only
 //! variables the request asked for expand, so text in an argument cannot forge one. Everything else is single-quoted, so no
 //! argument text is ever expanded by the shell. Basic auth becomes `-u` (its header would be
-//! the base64 of the markers).
+//! the base64 of the markers). A query value from the environment goes in `--url-query`
+//! (curl 7.87 or later), which percent-encodes it as the call does.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -78,7 +79,21 @@ pub(crate) fn curl_command(
     if request.method() != reqwest::Method::GET {
         parts.push(format!("-X {}", request.method()));
     }
-    parts.push(shell_word(&marks, request.url().as_str()));
+    // A query value from the environment (an API key) must be percent-encoded as the call
+    // encodes it; a shell expansion inside the URL would land raw, so curl encodes it instead.
+    let mut url = request.url().clone();
+    let (kept, from_env): (Vec<&str>, Vec<&str>) = request
+        .url()
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .filter(|piece| !piece.is_empty())
+        .partition(|piece| !piece.contains(&marks.open));
+    url.set_query((!kept.is_empty()).then(|| kept.join("&")).as_deref());
+    parts.push(shell_word(&marks, url.as_str()));
+    for piece in from_env {
+        parts.push(format!("--url-query {}", shell_word(&marks, piece)));
+    }
     let basic = match &endpoint.auth {
         AuthDefinition::Basic {
             username,

@@ -358,7 +358,7 @@ fn calls_copy_as_curl_with_secrets_as_variable_references() {
     );
     assert_eq!(
         weather,
-        "curl \\\n  'https://api.example/v1/current/S%C3%A3o%20Paulo?units=metric&appid='\"${WEATHER_API_KEY}\" \\\n  -H 'accept: application/json'"
+        "curl \\\n  'https://api.example/v1/current/S%C3%A3o%20Paulo?units=metric' \\\n  --url-query 'appid='\"${WEATHER_API_KEY}\" \\\n  -H 'accept: application/json'"
     );
     let issue = curl(
         "issues_create",
