@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use tauri::State;
 use toolscope_engine::executor::{Executor, ExecutorOptions};
 use toolscope_engine::request_tools::{RequestCheck, RequestTools};
+use toolscope_engine::strict;
 use toolscope_imported::{read_request_tools, Finding};
 use toolscope_protocol::parser::{self, ParseReport};
 use toolscope_protocol::stream::{self, StreamReplay};
@@ -78,7 +79,8 @@ pub(crate) fn optional_request_tools(
 }
 
 /// Parses `text` (`format` = a protocol id, or none / "auto" to detect), checked against the
-/// request's tools when given, else against the registry.
+/// request's tools when given, else against the registry. `strict` drops what a serving stack
+/// would not return (cut-off calls, calls to tools not defined), each with a diagnostic.
 #[tauri::command]
 #[specta::specta]
 pub async fn parse_reply(
@@ -86,17 +88,25 @@ pub async fn parse_reply(
     text: String,
     format: Option<String>,
     request_tools: Option<RequestToolsChoice>,
+    strict: bool,
 ) -> Result<ParsedReply, CommandError> {
     let mut report = parser::parse(&state.protocols, &text, format.as_deref())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
     if let Some(choice) = &request_tools {
         let (tools, info) = load_request_tools(&state, choice)?;
-        let checks = tools.check(&mut report);
+        let checks = if strict {
+            tools.check_strict(&mut report)
+        } else {
+            tools.check(&mut report)
+        };
         return Ok(ParsedReply {
             report,
             checks,
             request_tools: Some(info),
         });
+    }
+    if strict {
+        strict::against_registry(&mut report, &state.registry);
     }
     // Show text-format values as the method will receive them (typed from its schema).
     parser::type_arguments(&mut report, |name| state.registry.parameters_of(name));

@@ -13,9 +13,10 @@ export const commands = {
 	toolPrompt: (protocol: string) => typedError<string, CommandError>(__TAURI_INVOKE("tool_prompt", { protocol })),
 	/**
 	 *  Parses `text` (`format` = a protocol id, or none / "auto" to detect), checked against the
-	 *  request's tools when given, else against the registry.
+	 *  request's tools when given, else against the registry. `strict` drops what a serving stack
+	 *  would not return (cut-off calls, calls to tools not defined), each with a diagnostic.
 	 */
-	parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null) => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply", { text, format, requestTools })),
+	parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null, strict: boolean) => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply", { text, format, requestTools, strict })),
 	/**
 	 *  Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and
 	 *  diagnostic appeared, for the Parser pane's "replay as stream" view. With no format (or
@@ -426,6 +427,16 @@ export type ParsedToolRequest = {
 	 *  values to the schema's types before validating.
 	 */
 	untyped_args?: boolean,
+	/**
+	 *  The block this call came from was cut off (the reply ended, or the model hit its token
+	 *  limit, before the call closed): its arguments may be partial. Strict parsing drops it.
+	 */
+	incomplete?: boolean,
+	/**
+	 *  Text values were read without a schema (the tool is unknown to whoever checked the
+	 *  reply): JSON literals became values, the rest stayed text.
+	 */
+	typed_without_schema?: boolean,
 };
 
 /**  Per-protocol presentation overrides of a method. */

@@ -11,6 +11,7 @@ use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::eval::EvalCase;
 use toolscope_engine::executor::{ApproveAll, ConfirmationHook, Executor, ExecutorOptions};
 use toolscope_engine::history::{HistoryEntry, RecordedRequest};
+use toolscope_engine::strict;
 use toolscope_engine::types::ToolSource;
 use toolscope_engine::ToolCallConfig;
 use toolscope_protocol::parser;
@@ -58,6 +59,10 @@ pub struct ParseArgs {
     file: Option<PathBuf>,
     #[command(flatten)]
     request_tools: RequestToolsArgs,
+    /// Drop what a serving stack would not return: calls cut off before they closed, and calls
+    /// to tools the request (or, without --tools, the registry) does not define.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Debug, Args)]
@@ -175,24 +180,23 @@ fn parse(global: &GlobalArgs, args: ParseArgs) -> Result<u8, SetupError> {
     let text = setup::read_input(args.file.as_deref())?;
     let mut report = parser::parse(&ProtocolSet::standard(), &text, Some(&args.format))
         .map_err(|e| SetupError::usage(e.to_string()))?;
-    let mut untyped = Vec::new();
     let checks = match &request_tools {
         // The request's tools decide, as they would for a serving stack.
+        Some(tools) if args.strict => Some(tools.check_strict(&mut report)),
         Some(tools) => Some(tools.check(&mut report)),
         // Typing text values needs the schemas; parsing must still work without a usable
         // workspace.
         None => {
             let registry = setup::registry(global).ok();
-            let schema_of = |name: &str| registry.as_ref().and_then(|r| r.parameters_of(name));
-            untyped = report
-                .requests
-                .iter()
-                .filter(|r| {
-                    r.untyped_args && !r.args.is_empty() && schema_of(&r.tool_name).is_none()
-                })
-                .map(|r| r.request_id.clone())
-                .collect();
-            parser::type_arguments(&mut report, schema_of);
+            if args.strict {
+                match &registry {
+                    Some(registry) => strict::against_registry(&mut report, registry),
+                    None => parser::drop_incomplete(&mut report),
+                }
+            }
+            parser::type_arguments(&mut report, |name| {
+                registry.as_ref().and_then(|r| r.parameters_of(name))
+            });
             None
         }
     };
@@ -205,8 +209,7 @@ fn parse(global: &GlobalArgs, args: ParseArgs) -> Result<u8, SetupError> {
             None => render::json(&report),
         }
     } else {
-        let untyped: Vec<&str> = untyped.iter().map(String::as_str).collect();
-        render::parse_report(&report, &text, checks.as_deref(), &untyped);
+        render::parse_report(&report, &text, checks.as_deref());
     }
     Ok(if report.has_errors() {
         exit::NO_CALLS

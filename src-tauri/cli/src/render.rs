@@ -84,14 +84,8 @@ pub struct CheckedReport<'a> {
     pub checks: &'a [RequestCheck],
 }
 
-/// `checks`: each request against the request's tools; `untyped`: requests whose text values
-/// no schema typed.
-pub fn parse_report(
-    report: &ParseReport,
-    text: &str,
-    checks: Option<&[RequestCheck]>,
-    untyped: &[&str],
-) {
+/// `checks`: each request against the request's tools.
+pub fn parse_report(report: &ParseReport, text: &str, checks: Option<&[RequestCheck]>) {
     let how = if report.detected { "detected" } else { "named" };
     println!(
         "format: {} ({how}); {} request(s), {} diagnostic(s)",
@@ -123,11 +117,16 @@ pub fn parse_report(
                     error.message.replace('\n', "\n   ")
                 );
             }
-            None if untyped.contains(&request.request_id.as_str()) => println!(
+            None => {}
+        }
+        if request.typed_without_schema {
+            println!(
                 "   (values are the model's text: no schema types them, so a JSON literal is read \
                  as one and the rest stays text; --tools gives the request's schemas)"
-            ),
-            None => {}
+            );
+        }
+        if request.incomplete {
+            println!("   (cut off before the call closed: its arguments may be partial)");
         }
     }
     for diag in &report.diagnostics {
@@ -170,7 +169,7 @@ pub fn result(result: &ToolExecutionResult) {
 }
 
 pub fn cycle(outcome: &CycleOutcome, text: &str) {
-    parse_report(&outcome.parse, text, None, &[]);
+    parse_report(&outcome.parse, text, None);
     if !outcome.has_tool_requests {
         return;
     }

@@ -89,6 +89,44 @@ fn without_tools_values_are_untyped_and_json_literals_read_as_such() {
 }
 
 #[test]
+fn strict_drops_unknown_and_cut_off_calls_as_a_serving_stack_would() {
+    let sandbox = Sandbox::new();
+    // The three calls, then a fourth the reply ends in (generation stopped inside it).
+    let cut = format!(
+        "{REPLY}\n<tool_call>\n<function=lookup_order>\n<parameter=order_id>\nORD-1\n</parameter>\n</function>"
+    );
+    let reply = sandbox.write("reply.txt", &cut);
+    let tools = repo_path(SHOP_TOOLS);
+    let (_, lenient) = sandbox.json(&["parse", &reply, "--tools", &tools, "--json"]);
+    let lenient = lenient["requests"].as_array().expect("requests").clone();
+    assert_eq!(lenient.len(), 4, "every call stays visible by default");
+    assert_eq!(lenient[3]["incomplete"], true);
+
+    let (code, strict) = sandbox.json(&["parse", &reply, "--tools", &tools, "--strict", "--json"]);
+    assert_eq!(code, 3, "a dropped call is an error (exit 3)");
+    let names: Vec<&str> = strict["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .filter_map(|r| r["tool_name"].as_str())
+        .collect();
+    assert_eq!(names, ["create_return", "lookup_order"]);
+    let dropped: Vec<&str> = strict["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert_eq!(dropped.len(), 2, "{dropped:?}");
+    assert!(
+        dropped[0].contains("'lookup_ordr' is dropped"),
+        "{dropped:?}"
+    );
+    assert!(dropped[1].contains("cut off"), "{dropped:?}");
+}
+
+#[test]
 fn an_imported_set_serves_as_the_request_tools() {
     let sandbox = Sandbox::new();
     let tools = repo_path(SHOP_TOOLS);

@@ -8,7 +8,7 @@ use crate::executor::Executor;
 use crate::history::{History, HistoryEntry, RecordedRequest};
 use crate::request_tools::RequestTools;
 use toolscope_protocol::parser::{self, ParseReport, ParserError};
-use toolscope_protocol::request::{Diagnostic, DiagnosticCode, ParsedToolRequest, Severity};
+use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::{ErrorKind, ExecutionError, ExecutionStatus, ToolExecutionResult};
 use toolscope_protocol::ProtocolSet;
 
@@ -108,7 +108,10 @@ pub async fn run_cycle_observed(
         }
         None => {
             if options.strict_unknown_tool {
-                reject_unknown(&mut parse, executor);
+                let registry = executor.registry();
+                crate::strict::drop_unknown(&mut parse, |name| {
+                    crate::strict::resolves(registry, name)
+                });
             }
             let allowed = parse.requests.len().min(options.max_calls);
             let results = executor
@@ -237,28 +240,6 @@ fn failed(request: &ParsedToolRequest, error: ExecutionError) -> ToolExecutionRe
     }
 }
 
-/// Moves requests whose routing name does not resolve from the requests to the diagnostics.
-fn reject_unknown(parse: &mut ParseReport, executor: &Executor) {
-    let registry = executor.registry();
-    let (known, unknown): (Vec<_>, Vec<_>) = std::mem::take(&mut parse.requests)
-        .into_iter()
-        .partition(|request| registry.resolve(&request.tool_name).is_ok());
-    parse.requests = known;
-    for request in unknown {
-        let reason = registry
-            .resolve(&request.tool_name)
-            .err()
-            .map(|e| e.message)
-            .unwrap_or_default();
-        parse.diagnostics.push(Diagnostic {
-            severity: Severity::Error,
-            code: DiagnosticCode::UnknownTool,
-            message: format!("unknown tool '{}': {reason}", request.tool_name),
-            span: request.span,
-        });
-    }
-}
-
 fn over_limit(request: &ParsedToolRequest, max_calls: usize) -> ToolExecutionResult {
     failed(
         request,
@@ -297,6 +278,7 @@ mod tests {
     use crate::registry::tests::{fixture, method};
     use crate::registry::Registry;
     use toolscope_protocol::method::Annotations;
+    use toolscope_protocol::request::DiagnosticCode;
 
     fn executor() -> Executor {
         let registry = Arc::new(Registry::new());

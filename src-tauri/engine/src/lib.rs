@@ -19,6 +19,7 @@ pub mod naming;
 pub mod redact;
 pub mod registry;
 pub mod request_tools;
+pub mod strict;
 pub mod tool;
 pub mod types;
 

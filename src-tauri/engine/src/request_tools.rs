@@ -120,7 +120,10 @@ impl RequestTools {
                         unknown.push(Diagnostic {
                             severity: Severity::Warning,
                             code: DiagnosticCode::UnknownTool,
-                            message: message.clone(),
+                            message: format!(
+                                "{message}; kept here so you see it, though a serving stack \
+                                 may drop it (SGLang does by default; strict parsing does too)"
+                            ),
                             span: request.span,
                         });
                         Some(ExecutionError {
@@ -142,6 +145,16 @@ impl RequestTools {
         report.diagnostics.extend(unknown);
         report.diagnostics.sort_by_key(|d| d.span.start);
         checks
+    }
+
+    /// [`RequestTools::check`] after strict parsing ([`crate::strict`]): calls cut off or to
+    /// tools the request does not define are dropped, each with an error where it was.
+    pub fn check_strict(&self, report: &mut ParseReport) -> Vec<RequestCheck> {
+        crate::strict::apply(report, |name| match self.by_name.contains_key(name) {
+            true => Ok(()),
+            false => Err(self.unknown_message(name)),
+        });
+        self.check(report)
     }
 
     /// The request addressed to the registry method its tool stands for, when there is one.

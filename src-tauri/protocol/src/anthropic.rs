@@ -22,7 +22,7 @@ use crate::json_document::calls::{
 use crate::json_document::found::{find_documents, is_whole_reply};
 use crate::json_document::{Doc, Node};
 use crate::prompt::{per_method, pretty};
-use crate::request::{DiagnosticCode, ParseOutput};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -130,20 +130,15 @@ fn parse(text: &str) -> ParseOutput {
         read_tool_use(text, document, "the tool_use block", &mut out);
         document.complete
     } else {
-        if document.get_string(text, "stop_reason").as_deref() == Some("max_tokens") {
-            warning(
-                &mut out,
-                DiagnosticCode::UnclosedBlock,
-                "the model stopped at max_tokens (stop_reason \"max_tokens\"): its last block \
-                 may be incomplete"
-                    .to_owned(),
-                document.span,
-            );
-        }
-        match document.get(text, "content") {
+        let content = document.get(text, "content");
+        let complete = match content {
             Some(blocks) => read_blocks(text, blocks, &mut out, &mut said),
             None => document.complete,
+        };
+        if document.get_string(text, "stop_reason").as_deref() == Some("max_tokens") {
+            report_max_tokens(text, content, document.span, &mut out);
         }
+        complete
     };
     let what = if document.is_array(text) {
         "the content list"
@@ -161,6 +156,43 @@ fn parse(text: &str) -> ParseOutput {
     );
     out.content = found.content(text, vec![said.join("\n\n")]);
     out
+}
+
+/// A message that stopped at `max_tokens`: when its last block is a `tool_use`, that call was
+/// being written when the limit hit, so its input may be partial (Anthropic's guidance is to
+/// retry with a higher `max_tokens`). It stays visible, marked incomplete; strict parsing drops it.
+fn report_max_tokens(text: &Doc, content: Option<Node>, message: Span, out: &mut ParseOutput) {
+    let last = content
+        .filter(|blocks| blocks.is_array(text))
+        .and_then(|blocks| blocks.items(text).last());
+    let cut_call = last
+        .filter(|block| block_type(text, *block).as_deref() == Some("tool_use"))
+        .and_then(|block| {
+            out.requests
+                .iter_mut()
+                .rev()
+                .find(|request| request.span == block.span)
+        });
+    let message = match cut_call {
+        Some(request) => {
+            request.incomplete = true;
+            let span = request.span;
+            (
+                "the model stopped at max_tokens (stop_reason \"max_tokens\") while writing this \
+                 tool_use: its input may be incomplete; Anthropic advises retrying with a higher \
+                 max_tokens (strict parsing drops the call)"
+                    .to_owned(),
+                span,
+            )
+        }
+        None => (
+            "the model stopped at max_tokens (stop_reason \"max_tokens\"): its reply is cut \
+             short, though no tool_use was being written"
+                .to_owned(),
+            message,
+        ),
+    };
+    warning(out, DiagnosticCode::UnclosedBlock, message.0, message.1);
 }
 
 /// Reads content blocks; true when the list is complete.

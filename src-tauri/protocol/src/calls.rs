@@ -72,6 +72,8 @@ pub fn push_request(
         span,
         format: format.to_owned(),
         untyped_args,
+        incomplete: false,
+        typed_without_schema: false,
     });
 }
 

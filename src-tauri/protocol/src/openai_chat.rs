@@ -23,7 +23,7 @@ use crate::json_document::calls::{
 use crate::json_document::found::{find_documents, is_whole_reply};
 use crate::json_document::{Doc, Node};
 use crate::prompt::{function_definitions, pretty, result_value};
-use crate::request::{DiagnosticCode, ParseOutput};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -182,6 +182,27 @@ fn parse(text: &str) -> ParseOutput {
 }
 
 /// Reads the first choice; true when its calls are complete.
+/// A choice that stopped at the token limit: its last call was being written when the limit hit,
+/// so its arguments may be cut off. It stays visible, marked incomplete; strict parsing drops it.
+fn report_length(out: &mut ParseOutput, first: usize, choice: Span) {
+    let (message, span) = match out.requests.iter_mut().skip(first).last() {
+        Some(request) => {
+            request.incomplete = true;
+            (
+                "the model stopped at its token limit (finish_reason \"length\") while writing \
+                 the last call: its arguments may be cut off (strict parsing drops the call)",
+                request.span,
+            )
+        }
+        None => (
+            "the model stopped at its token limit (finish_reason \"length\"): the reply is cut \
+             short",
+            choice,
+        ),
+    };
+    warning(out, DiagnosticCode::UnclosedBlock, message.to_owned(), span);
+}
+
 fn read_choices(text: &Doc, choices: Node, out: &mut ParseOutput, said: &mut Vec<String>) -> bool {
     let mut items = choices.items(text);
     let Some(choice) = items.next() else {
@@ -199,33 +220,27 @@ fn read_choices(text: &Doc, choices: Node, out: &mut ParseOutput, said: &mut Vec
             choices.span,
         );
     }
-    if choice.get_string(text, "finish_reason").as_deref() == Some("length") {
+    let at_limit = choice.get_string(text, "finish_reason").as_deref() == Some("length");
+    let first = out.requests.len();
+    let complete = if let Some(message) = choice.get(text, "message") {
+        read_message(text, message, out, said)
+    } else if let Some(delta) = choice.get(text, "delta") {
         warning(
             out,
-            DiagnosticCode::UnclosedBlock,
-            "the model stopped at its token limit (finish_reason \"length\"): the last call's \
-             arguments may be cut off"
+            DiagnosticCode::StrayText,
+            "this is one chunk of a streamed response (choices[].delta): only this chunk is \
+             read, so its arguments may be partial; paste the assembled message instead"
                 .to_owned(),
             choice.span,
         );
+        read_message(text, delta, out, said)
+    } else {
+        choice.complete
+    };
+    if at_limit {
+        report_length(out, first, choice.span);
     }
-    if let Some(message) = choice.get(text, "message") {
-        return read_message(text, message, out, said);
-    }
-    match choice.get(text, "delta") {
-        Some(delta) => {
-            warning(
-                out,
-                DiagnosticCode::StrayText,
-                "this is one chunk of a streamed response (choices[].delta): only this chunk is \
-                 read, so its arguments may be partial; paste the assembled message instead"
-                    .to_owned(),
-                choice.span,
-            );
-            read_message(text, delta, out, said)
-        }
-        None => choice.complete,
-    }
+    complete
 }
 
 /// Reads an assistant message; true when its calls are complete.

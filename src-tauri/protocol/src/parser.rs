@@ -197,8 +197,32 @@ pub fn type_arguments(
     for request in report.requests.iter_mut().filter(|r| r.untyped_args) {
         match schema_of(&request.tool_name) {
             Some(schema) => crate::coerce::coerce_untyped(&mut request.args, &schema),
-            None => crate::coerce::read_literals(&mut request.args),
+            None => {
+                request.typed_without_schema = !request.args.is_empty();
+                crate::coerce::read_literals(&mut request.args);
+            }
         }
+    }
+}
+
+/// Strict parsing, as a serving stack that only returns finished calls: drops every call whose
+/// block was cut off ([`ParsedToolRequest::incomplete`]) and says so where it was. Without it the
+/// calls stay visible with the cut-off warning, which is what a person debugging wants to see.
+pub fn drop_incomplete(report: &mut ParseReport) {
+    let (kept, dropped): (Vec<_>, Vec<_>) = std::mem::take(&mut report.requests)
+        .into_iter()
+        .partition(|request| !request.incomplete);
+    report.requests = kept;
+    for request in dropped {
+        report.diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            code: DiagnosticCode::UnclosedBlock,
+            message: format!(
+                "strict: the call to '{}' was cut off before it closed, so it is dropped",
+                request.tool_name
+            ),
+            span: request.span,
+        });
     }
 }
 

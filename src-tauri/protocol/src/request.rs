@@ -36,6 +36,18 @@ pub struct ParsedToolRequest {
     /// values to the schema's types before validating.
     #[serde(default)]
     pub untyped_args: bool,
+    /// The block this call came from was cut off (the reply ended, or the model hit its token
+    /// limit, before the call closed): its arguments may be partial. Strict parsing drops it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub incomplete: bool,
+    /// Text values were read without a schema (the tool is unknown to whoever checked the
+    /// reply): JSON literals became values, the rest stayed text.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub typed_without_schema: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 #[cfg(test)]
@@ -62,6 +74,8 @@ impl ParsedToolRequest {
             span: Span::new(0, 0),
             format: "manual".to_owned(),
             untyped_args: false,
+            incomplete: false,
+            typed_without_schema: false,
         }
     }
 }

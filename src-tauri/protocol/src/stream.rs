@@ -158,7 +158,7 @@ impl ToolCallStream {
                     let text = &self.text;
                     let output = guarded(self.protocol.as_ref(), |p| {
                         let mut out = ParseOutput::default();
-                        p.decode_block(text, &block, &mut out);
+                        crate::framing::decode(p, text, &block, &mut out);
                         out
                     });
                     let index = self.blocks.saturating_sub(1);

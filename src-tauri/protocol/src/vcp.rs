@@ -300,6 +300,8 @@ fn parse_block(text: &str, block: Span, body_start: usize, body_end: usize, out:
         span: block,
         format: "vcp".to_owned(),
         untyped_args: true,
+        incomplete: false,
+        typed_without_schema: false,
     });
 }
 

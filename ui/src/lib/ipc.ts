@@ -107,8 +107,8 @@ export const ipc = {
     unwrap(commands.listTools(query, includeNonCallable)),
   listProtocols: () => unwrap(commands.listProtocols()),
   toolPrompt: (protocol: string) => unwrap(commands.toolPrompt(protocol)),
-  parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null = null) =>
-    unwrap(commands.parseReply(text, format, requestTools)),
+  parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null = null, strict = false) =>
+    unwrap(commands.parseReply(text, format, requestTools, strict)),
   replayStream: (text: string, format: string | null, deltaBytes: number) =>
     unwrap(commands.replayStream(text, format, deltaBytes)),
   executeCall: (...args: Parameters<typeof commands.executeCall>) => unwrap(commands.executeCall(...args)),

@@ -173,6 +173,18 @@ pub enum ScanEvent {
     Diagnostic(Diagnostic),
 }
 
+/// Decodes one block with its format, marking the calls of a block that was cut off as
+/// incomplete: batch parsing and streaming both decode through here.
+pub fn decode<P: Protocol + ?Sized>(decoder: &P, text: &str, block: &Block, out: &mut ParseOutput) {
+    let first = out.requests.len();
+    decoder.decode_block(text, block, out);
+    if !block.complete {
+        for request in out.requests.iter_mut().skip(first) {
+            request.incomplete = true;
+        }
+    }
+}
+
 /// Parses a whole reply with a framed format (one that returns a [`Framing`]). This is every
 /// format's default `parse_tool_requests`, so a format with no framing must write its own; one
 /// that forgets gets this error rather than an empty result that looks like "no calls".
@@ -200,7 +212,7 @@ pub fn parse<P: Protocol + ?Sized>(decoder: &P, text: &str) -> ParseOutput {
         match event {
             ScanEvent::Content(span) => content.push_str(&text[span.start..span.end]),
             ScanEvent::Block(block) => {
-                decoder.decode_block(text, &block, &mut out);
+                decode(decoder, text, &block, &mut out);
                 // A decoder may find content inside a block (functionary's `>>>all`).
                 content.push_str(&std::mem::take(&mut out.content));
             }

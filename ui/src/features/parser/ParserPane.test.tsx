@@ -206,7 +206,7 @@ describe("ParserPane parsing", () => {
     await waitFor(() => {
       expect(requests()).toHaveLength(2);
     });
-    expect(only(calls, "parse_reply").map((c) => c.args)).toEqual([{ text: REPLY, format: null, requestTools: null }]);
+    expect(only(calls, "parse_reply").map((c) => c.args)).toEqual([{ text: REPLY, format: null, requestTools: null, strict: false }]);
 
     const [first, second] = requests();
     if (!first || !second) throw new Error("two requests expected");
@@ -335,14 +335,14 @@ describe("ParserPane parsing", () => {
     fireEvent.change(screen.getByTestId("parser-format"), { target: { value: "vcp" } });
     const message = await screen.findByTestId("parser-no-calls");
     expect(message.textContent).toBe("No tool calls found (format vcp).");
-    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: "vcp", requestTools: null });
+    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: "vcp", requestTools: null, strict: false });
     expect(requests()).toHaveLength(0);
 
     fireEvent.change(screen.getByTestId("parser-format"), { target: { value: "auto" } });
     await waitFor(() => {
       expect(screen.getByTestId("parser-no-calls").textContent).toMatch(/^No tool calls found \(format auto/);
     });
-    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: null, requestTools: null });
+    expect(only(calls, "parse_reply").at(-1)?.args).toEqual({ text: "Just prose, no calls.", format: null, requestTools: null, strict: false });
   });
 
   it("checks the calls against pasted request tools or an imported set", async () => {
@@ -378,6 +378,34 @@ describe("ParserPane parsing", () => {
       expect(only(calls, "parse_reply").at(-1)?.args.requestTools).toEqual({ kind: "imported_set", name: "Shop" });
     });
     expect(screen.queryByTestId("parser-request-tools-text")).toBeNull();
+  });
+
+  it("re-parses strictly when Strict is ticked, and says which calls were cut off or typed without a schema", async () => {
+    const calls = mockCommands({
+      parse_reply: (args) => {
+        const reply = parsed();
+        const [first, second] = reply.report.requests;
+        if (!first || !second) throw new Error("fixture has two requests");
+        if (args.strict === true) {
+          reply.report.requests = [first];
+        } else {
+          second.incomplete = true;
+        }
+        first.typed_without_schema = true;
+        return reply;
+      },
+    });
+    renderPane();
+    await parseReply();
+    expect(screen.getByTestId("parser-request-incomplete").textContent).toContain("Cut off");
+    expect(screen.getByTestId("parser-request-untyped").textContent).toContain("without a schema");
+
+    fireEvent.click(screen.getByTestId("parser-strict"));
+    await waitFor(() => {
+      expect(requests()).toHaveLength(1);
+    });
+    expect(only(calls, "parse_reply").at(-1)?.args.strict).toBe(true);
+    expect(screen.queryByTestId("parser-request-incomplete")).toBeNull();
   });
 
   it("shows a parse failure (IpcError) inline", async () => {

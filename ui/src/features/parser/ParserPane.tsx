@@ -34,6 +34,7 @@ export function ParserPane({ active }: { active: boolean }) {
   const [format, setFormat] = useState(AUTO_FORMAT);
   const [toolsSource, setToolsSource] = useState(REGISTRY);
   const [pastedTools, setPastedTools] = useState("");
+  const [strict, setStrict] = useState(false);
   const [selection, setSelection] = useState<Selection | null>(null);
   const parser = useParser();
   const { run, start, cancel, answer } = useRun();
@@ -60,30 +61,40 @@ export function ParserPane({ active }: { active: boolean }) {
   const onTextChange = useCallback(
     (value: string) => {
       setText(value);
-      schedule(value, formatArg, tools);
+      schedule(value, formatArg, tools, strict);
     },
-    [schedule, formatArg, tools],
+    [schedule, formatArg, tools, strict],
   );
 
   const onFormatChange = (next: string) => {
     setFormat(next);
-    parseNow(text, next === AUTO_FORMAT ? null : next, tools);
+    parseNow(text, next === AUTO_FORMAT ? null : next, tools, strict);
   };
 
   const onToolsSourceChange = (next: string) => {
     setToolsSource(next);
-    parseNow(text, formatArg, requestToolsChoice(next, pastedTools));
+    parseNow(text, formatArg, requestToolsChoice(next, pastedTools), strict);
+  };
+
+  const onStrictChange = (next: boolean) => {
+    setStrict(next);
+    parseNow(text, formatArg, tools, next);
   };
 
   const onPastedToolsChange = (next: string) => {
     setPastedTools(next);
-    schedule(text, formatArg, requestToolsChoice(toolsSource, next));
+    schedule(text, formatArg, requestToolsChoice(toolsSource, next), strict);
   };
 
   const runAll = () => {
     if (running || text === "") return;
-    if (snapshot?.text !== text || snapshot.format !== formatArg || !sameTools(snapshot.tools, tools)) {
-      parseNow(text, formatArg, tools);
+    if (
+      snapshot?.text !== text ||
+      snapshot.format !== formatArg ||
+      !sameTools(snapshot.tools, tools) ||
+      snapshot.strict !== strict
+    ) {
+      parseNow(text, formatArg, tools, strict);
     }
     void start(text, formatArg, tools);
   };
@@ -155,7 +166,7 @@ export function ParserPane({ active }: { active: boolean }) {
           protocols={protocols}
           onFormatChange={onFormatChange}
           onParse={() => {
-            parseNow(text, formatArg, tools);
+            parseNow(text, formatArg, tools, strict);
           }}
           onRunAll={runAll}
           onCancel={cancel}
@@ -182,6 +193,8 @@ export function ParserPane({ active }: { active: boolean }) {
         onValueChange={onToolsSourceChange}
         pasted={pastedTools}
         onPastedChange={onPastedToolsChange}
+        strict={strict}
+        onStrictChange={onStrictChange}
         info={snapshot?.reply.request_tools ?? null}
       />
       <ParseSummary

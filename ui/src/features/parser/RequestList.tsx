@@ -152,6 +152,17 @@ const RequestItem = memo(function RequestItem({
           {issues.length > 0 ? <pre className="parser-issues">{issues.join("\n")}</pre> : null}
         </div>
       ) : null}
+      {request.incomplete ? (
+        <p className="muted parser-request-note" data-testid="parser-request-incomplete">
+          Cut off before the call closed: its arguments may be partial. Strict drops it.
+        </p>
+      ) : null}
+      {request.typed_without_schema ? (
+        <p className="muted parser-request-note" data-testid="parser-request-untyped">
+          Typed without a schema: values that are JSON literals were read as such, the rest kept as text. Check against
+          the request&apos;s tools to type them from their schemas.
+        </p>
+      ) : null}
       <pre className="parser-args" aria-label={`Arguments of request ${String(index + 1)}`}>
         {prettyJson(request.args)}
       </pre>

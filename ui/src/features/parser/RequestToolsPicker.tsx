@@ -30,11 +30,22 @@ interface Props {
   onValueChange: (value: string) => void;
   pasted: string;
   onPastedChange: (text: string) => void;
+  /** Drop what a serving stack would not return (cut-off calls, calls to tools not defined). */
+  strict: boolean;
+  onStrictChange: (strict: boolean) => void;
   /** What the last parse was checked against, when it was a request's tools. */
   info: RequestToolsInfo | null;
 }
 
-export function RequestToolsPicker({ value, onValueChange, pasted, onPastedChange, info }: Props) {
+export function RequestToolsPicker({
+  value,
+  onValueChange,
+  pasted,
+  onPastedChange,
+  strict,
+  onStrictChange,
+  info,
+}: Props) {
   const { data: sets } = useSourceQuery(ipc.importedSets);
   return (
     <div className="parser-request-tools" data-testid="parser-request-tools">
@@ -55,6 +66,20 @@ export function RequestToolsPicker({ value, onValueChange, pasted, onPastedChang
             </option>
           ))}
         </select>
+      </label>
+      <label
+        className="parser-strict"
+        title="Drop what a serving stack would not return: calls cut off before they closed, and calls to tools that are not defined. Each dropped call leaves an error where it was."
+      >
+        <input
+          type="checkbox"
+          data-testid="parser-strict"
+          checked={strict}
+          onChange={(event) => {
+            onStrictChange(event.currentTarget.checked);
+          }}
+        />
+        <span>Strict, as a serving stack</span>
       </label>
       {value === PASTED ? (
         <textarea

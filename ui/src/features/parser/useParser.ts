@@ -16,6 +16,8 @@ export interface ParseSnapshot {
   format: string | null;
   /** The request's tools it was checked against (`null` = the registry). */
   tools: RequestToolsChoice | null;
+  /** Whether what a serving stack would not return was dropped. */
+  strict: boolean;
   reply: ParsedReply;
 }
 
@@ -46,7 +48,7 @@ export function useParser() {
   }, []);
 
   const parseNow = useCallback(
-    (text: string, format: string | null, tools: RequestToolsChoice | null = null) => {
+    (text: string, format: string | null, tools: RequestToolsChoice | null = null, strict = false) => {
       stopTimer();
       latest.current += 1;
       const request = latest.current;
@@ -55,10 +57,10 @@ export function useParser() {
         return;
       }
       setState((previous) => ({ ...previous, pending: true }));
-      ipc.parseReply(text, format, tools).then(
+      ipc.parseReply(text, format, tools, strict).then(
         (reply) => {
           if (request !== latest.current) return;
-          setState({ snapshot: { text, format, tools, reply }, error: null, pending: false });
+          setState({ snapshot: { text, format, tools, strict, reply }, error: null, pending: false });
         },
         (reason: unknown) => {
           if (request !== latest.current) return;
@@ -70,14 +72,14 @@ export function useParser() {
   );
 
   const schedule = useCallback(
-    (text: string, format: string | null, tools: RequestToolsChoice | null = null) => {
+    (text: string, format: string | null, tools: RequestToolsChoice | null = null, strict = false) => {
       stopTimer();
       // Anything in flight is for older text now.
       latest.current += 1;
       setState((previous) => (previous.pending ? previous : { ...previous, pending: true }));
       timer.current = setTimeout(() => {
         timer.current = null;
-        parseNow(text, format, tools);
+        parseNow(text, format, tools, strict);
       }, PARSE_DEBOUNCE_MS);
     },
     [parseNow, stopTimer],
