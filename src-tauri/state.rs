@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use toolscope_builtin::{self as builtin, BuiltinOptions};
+use toolscope_engine::declared_formats::{FormatProblem, FormatsDir};
 use toolscope_engine::discovery::Discovery;
 use toolscope_engine::history::History;
 use toolscope_engine::{Registry, ToolCallConfig};
@@ -23,8 +24,9 @@ pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 pub struct AppState {
     pub registry: Arc<Registry>,
-    pub protocols: ProtocolSet,
     pub discovery: Discovery,
+    /// Declared formats (`<data dir>/formats`), once startup knows the data directory.
+    formats: OnceLock<FormatsDir>,
     config: RwLock<ToolCallConfig>,
     startup: OnceLock<Result<Arc<History>, CommandError>>,
     /// Startup problems worth showing once (a torn history tail set aside, ...).
@@ -38,11 +40,10 @@ pub struct AppState {
 impl Default for AppState {
     fn default() -> Self {
         let registry = Arc::new(Registry::new());
-        let protocols = ProtocolSet::standard();
         Self {
-            discovery: Discovery::new(Arc::clone(&registry), protocols.clone()),
+            discovery: Discovery::new(Arc::clone(&registry), ProtocolSet::standard()),
             registry,
-            protocols,
+            formats: OnceLock::new(),
             config: RwLock::new(ToolCallConfig::default()),
             startup: OnceLock::new(),
             notices: Mutex::new(Vec::new()),
@@ -63,7 +64,31 @@ impl AppState {
         let _ = self.startup.set(outcome);
     }
 
+    /// The built-in formats and the declared ones as their files are now: an edited file is
+    /// picked up on the next call (and prompts regenerate for it).
+    pub fn protocols(&self) -> ProtocolSet {
+        let Some(formats) = self.formats.get() else {
+            return self.discovery.protocols();
+        };
+        let current = formats.current();
+        if current.changed {
+            self.discovery.set_protocols(current.protocols.clone());
+        }
+        current.protocols
+    }
+
+    /// Problems of the declared format files, by file and line.
+    pub fn format_problems(&self) -> Vec<FormatProblem> {
+        self.formats
+            .get()
+            .map(|formats| formats.current().problems)
+            .unwrap_or_default()
+    }
+
     fn open(&self, data_dir: &Path) -> Result<Arc<History>, CommandError> {
+        let formats = FormatsDir::new(data_dir.join("formats"), ProtocolSet::standard());
+        self.discovery.set_protocols(formats.current().protocols);
+        let _ = self.formats.set(formats);
         let workspace_root = data_dir.join("workspace");
         builtin::register_all(&self.registry, &BuiltinOptions { workspace_root }).map_err(|e| {
             match e {

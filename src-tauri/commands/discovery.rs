@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 use tauri::State;
+use toolscope_engine::declared_formats::FormatProblem;
 use toolscope_engine::discovery::MethodFilter;
 use toolscope_engine::types::ToolSource;
 use toolscope_protocol::method::MethodMetadata;
@@ -71,13 +72,22 @@ pub async fn list_tools(
 #[specta::specta]
 pub async fn list_protocols(state: State<'_, AppState>) -> Result<Vec<ProtocolInfo>, CommandError> {
     Ok(state
-        .protocols
+        .protocols()
         .iter()
         .map(|p| ProtocolInfo {
             id: p.id().to_owned(),
             label: p.label().to_owned(),
         })
         .collect())
+}
+
+/// Declared format files (`<data dir>/formats/*.toml`) that could not be used, by file and line.
+#[tauri::command]
+#[specta::specta]
+pub async fn format_problems(
+    state: State<'_, AppState>,
+) -> Result<Vec<FormatProblem>, CommandError> {
+    Ok(state.format_problems())
 }
 
 /// The prompt `protocol` shows a model for the enabled tools (cached by the engine).

@@ -200,7 +200,7 @@ async fn run_cycle_for(
     let outcome = run_cycle_observed(
         text,
         &options,
-        &state.protocols,
+        &state.protocols(),
         &executor,
         Some(&history),
         &run.token,

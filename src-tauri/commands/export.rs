@@ -67,7 +67,7 @@ pub async fn export_call(
     };
     export::export_call(
         &state.registry,
-        &state.protocols,
+        &state.protocols(),
         &kind,
         &call,
         result.as_ref(),

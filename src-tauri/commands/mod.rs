@@ -19,6 +19,7 @@ pub fn builder() -> Builder<tauri::Wry> {
         .commands(collect_commands![
             discovery::list_tools,
             discovery::list_protocols,
+            discovery::format_problems,
             discovery::tool_prompt,
             parser::parse_reply,
             parser::replay_stream,

@@ -3,6 +3,7 @@
 pub const COMMAND_NAMES: &[&str] = &[
     "list_tools",
     "list_protocols",
+    "format_problems",
     "tool_prompt",
     "parse_reply",
     "replay_stream",

@@ -90,7 +90,7 @@ pub async fn parse_reply(
     request_tools: Option<RequestToolsChoice>,
     strict: bool,
 ) -> Result<ParsedReply, CommandError> {
-    let mut report = parser::parse(&state.protocols, &text, format.as_deref())
+    let mut report = parser::parse(&state.protocols(), &text, format.as_deref())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
     if let Some(choice) = &request_tools {
         let (tools, info) = load_request_tools(&state, choice)?;
@@ -142,6 +142,7 @@ pub async fn replay_stream(
     delta_bytes: u32,
 ) -> Result<StreamReplay, CommandError> {
     let unknown = |e: String| CommandError::new(CommandErrorKind::UnknownFormat, e);
+    let protocols = state.protocols();
     let id = match format
         .as_deref()
         .filter(|f| !f.eq_ignore_ascii_case("auto"))
@@ -149,7 +150,7 @@ pub async fn replay_stream(
         Some(id) => id.to_owned(),
         None => {
             let detected =
-                parser::parse(&state.protocols, &text, None).map_err(|e| unknown(e.to_string()))?;
+                parser::parse(&protocols, &text, None).map_err(|e| unknown(e.to_string()))?;
             if detected.format == "none" {
                 return Err(unknown(
                     "no tool-call format detected in this reply; choose a format to replay it"
@@ -159,10 +160,10 @@ pub async fn replay_stream(
             detected.format
         }
     };
-    let protocol = state.protocols.get(&id).ok_or_else(|| {
+    let protocol = protocols.get(&id).ok_or_else(|| {
         unknown(format!(
             "unknown format '{id}' (known: {})",
-            state.protocols.ids().join(", ")
+            protocols.ids().join(", ")
         ))
     })?;
     let delta = usize::try_from(delta_bytes).unwrap_or(usize::MAX);

@@ -9,6 +9,8 @@ export const commands = {
 	/**  Tools with their methods; `query` filters by words in names and descriptions. */
 	listTools: (query: string | null, includeNonCallable: boolean) => typedError<ToolView[], CommandError>(__TAURI_INVOKE("list_tools", { query, includeNonCallable })),
 	listProtocols: () => typedError<ProtocolInfo[], CommandError>(__TAURI_INVOKE("list_protocols")),
+	/**  Declared format files (`<data dir>/formats/*.toml`) that could not be used, by file and line. */
+	formatProblems: () => typedError<FormatProblem[], CommandError>(__TAURI_INVOKE("format_problems")),
 	/**  The prompt `protocol` shows a model for the enabled tools (cached by the engine). */
 	toolPrompt: (protocol: string) => typedError<string, CommandError>(__TAURI_INVOKE("tool_prompt", { protocol })),
 	/**
@@ -248,6 +250,15 @@ export type FindingLevel =
 "warning" | 
 /**  Imported as read after a rewrite, or skipped by design (a vendor's server tool). */
 "info";
+
+/**  A format file that could not be used, and where. */
+export type FormatProblem = {
+	file: string,
+	/**  1-based; 0 when the problem is the whole file (unreadable). */
+	line: number,
+	column: number,
+	message: string,
+};
 
 export type HistoryPage = {
 	/**  Newest first: the matching entries from `offset`, at most `limit` of them. */

@@ -143,7 +143,7 @@ pub fn bench_parse(global: &GlobalArgs, args: BenchParseArgs) -> Result<u8, Setu
             args.dir.display()
         )));
     };
-    let protocols = ProtocolSet::standard();
+    let protocols = crate::setup::protocols(global);
     let schemas = schemas(&args.dir);
     let budget = Duration::from_millis(args.budget_ms);
     let mut rows = Vec::new();

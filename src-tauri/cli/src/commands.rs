@@ -17,7 +17,6 @@ use toolscope_engine::ToolCallConfig;
 use toolscope_protocol::parser;
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::ErrorKind;
-use toolscope_protocol::ProtocolSet;
 
 use crate::confirm::TerminalConfirmation;
 use crate::render;
@@ -147,7 +146,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
 }
 
 fn list(global: &GlobalArgs, args: ListArgs) -> Result<u8, SetupError> {
-    let discovery = Discovery::new(setup::registry(global)?, ProtocolSet::standard());
+    let discovery = Discovery::new(setup::registry(global)?, setup::protocols(global));
     let tools = discovery.discovered_methods(&MethodFilter {
         query: args.query,
         include_non_callable: args.all,
@@ -163,7 +162,7 @@ fn list(global: &GlobalArgs, args: ListArgs) -> Result<u8, SetupError> {
 
 fn prompt(global: &GlobalArgs, args: PromptArgs) -> Result<u8, SetupError> {
     let config = setup::config(args.config.as_deref())?;
-    let discovery = Discovery::new(setup::registry(global)?, ProtocolSet::standard());
+    let discovery = Discovery::new(setup::registry(global)?, setup::protocols(global));
     let text = discovery
         .generate_prompt(&args.protocol, &config, args.agent.as_deref())
         .map_err(|e| SetupError::usage(e.to_string()))?;
@@ -178,7 +177,7 @@ fn prompt(global: &GlobalArgs, args: PromptArgs) -> Result<u8, SetupError> {
 fn parse(global: &GlobalArgs, args: ParseArgs) -> Result<u8, SetupError> {
     let request_tools = args.request_tools.load(global)?;
     let text = setup::read_input(args.file.as_deref())?;
-    let mut report = parser::parse(&ProtocolSet::standard(), &text, Some(&args.format))
+    let mut report = parser::parse(&setup::protocols(global), &text, Some(&args.format))
         .map_err(|e| SetupError::usage(e.to_string()))?;
     let checks = match &request_tools {
         // The request's tools decide, as they would for a serving stack.
@@ -309,7 +308,7 @@ async fn run(global: &GlobalArgs, args: RunArgs) -> Result<u8, SetupError> {
     let outcome = run_cycle(
         &reply,
         &options,
-        &ProtocolSet::standard(),
+        &setup::protocols(global),
         &executor,
         history.as_ref(),
         &cancel,
@@ -358,7 +357,7 @@ fn append_case(path: &std::path::Path, case: &EvalCase) -> Result<(), SetupError
 }
 
 fn formats(global: &GlobalArgs) -> u8 {
-    let set = ProtocolSet::standard();
+    let set = setup::protocols(global);
     let formats: Vec<Value> = set
         .iter()
         .map(|p| serde_json::json!({"id": p.id(), "label": p.label()}))

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 use toolscope_engine::eval::{evaluate_case, EvalCase, EvalReport};
-use toolscope_protocol::ProtocolSet;
 
 use crate::request_tools::{self, RequestToolsArgs};
 use crate::setup::{self, SetupError};
@@ -49,7 +48,7 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 pub fn eval(global: &GlobalArgs, args: EvalArgs) -> Result<u8, SetupError> {
     let shared_tools = args.request_tools.load(global)?;
     let text = setup::read_input(args.file.as_deref())?;
-    let protocols = ProtocolSet::standard();
+    let protocols = setup::protocols(global);
     let mut report = EvalReport::default();
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;

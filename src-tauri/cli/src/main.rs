@@ -61,6 +61,10 @@ struct GlobalArgs {
     /// Directory of HTTP tool definitions (`*.json`, `*.toml`) to load.
     #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_HTTP_TOOLS")]
     http_tools: Option<PathBuf>,
+    /// Directory of declared formats (`*.toml`), listed after the built-in ones
+    /// [default: <data dir>/formats].
+    #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_FORMATS")]
+    formats_dir: Option<PathBuf>,
     /// Directory of imported tool sets [default: <data dir>/imported].
     #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_IMPORTED")]
     imported_dir: Option<PathBuf>,

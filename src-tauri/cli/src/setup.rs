@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolscope_builtin::{self as builtin, BuiltinOptions};
+use toolscope_engine::declared_formats;
 use toolscope_engine::history::History;
 use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_http::HttpToolSet;
 use toolscope_imported::ImportedSets;
 use toolscope_mcp::sources::SourceOptions;
 use toolscope_mcp::{McpSources, SourceStatus};
+use toolscope_protocol::ProtocolSet;
 
 use crate::exit;
 use crate::GlobalArgs;
@@ -50,6 +52,21 @@ pub fn data_dir() -> PathBuf {
     std::env::var_os("HOME")
         .map(|home| PathBuf::from(home).join(".local/share/toolscope"))
         .unwrap_or_else(|| PathBuf::from(".toolscope"))
+}
+
+/// The built-in formats and the declared ones of `--formats-dir` (else `<data dir>/formats`);
+/// a format file with a problem is reported on stderr and left out, the rest still load.
+pub fn protocols(global: &GlobalArgs) -> ProtocolSet {
+    let dir = global
+        .formats_dir
+        .clone()
+        .unwrap_or_else(|| data_dir().join("formats"));
+    let standard = ProtocolSet::standard();
+    let declared = declared_formats::load_dir(&dir, &standard);
+    for problem in &declared.problems {
+        eprintln!("warning: format {problem}");
+    }
+    standard.extended(declared.formats)
 }
 
 pub fn registry(global: &GlobalArgs) -> Result<Arc<Registry>, SetupError> {

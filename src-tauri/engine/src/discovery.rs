@@ -76,7 +76,8 @@ struct CachedPrompt {
 
 pub struct Discovery {
     registry: Arc<Registry>,
-    protocols: ProtocolSet,
+    /// Replaced when declared formats change ([`Discovery::set_protocols`]).
+    protocols: std::sync::RwLock<ProtocolSet>,
     cache: Mutex<HashMap<String, CachedPrompt>>,
 }
 
@@ -92,7 +93,7 @@ impl Discovery {
     pub fn new(registry: Arc<Registry>, protocols: ProtocolSet) -> Self {
         Self {
             registry,
-            protocols,
+            protocols: std::sync::RwLock::new(protocols),
             cache: Mutex::new(HashMap::new()),
         }
     }
@@ -101,8 +102,21 @@ impl Discovery {
         &self.registry
     }
 
-    pub fn protocols(&self) -> &ProtocolSet {
-        &self.protocols
+    pub fn protocols(&self) -> ProtocolSet {
+        self.protocols
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces the formats prompts are generated for (declared formats were edited), and
+    /// drops the cached prompts: a declared format's preamble may have changed under its id.
+    pub fn set_protocols(&self, protocols: ProtocolSet) {
+        *self
+            .protocols
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = protocols;
+        self.invalidate_cache();
     }
 
     /// Tools with their matching methods; tools left with no method are omitted.
@@ -161,12 +175,13 @@ impl Discovery {
         config: &ToolCallConfig,
         agent_id: Option<&str>,
     ) -> Result<Arc<str>, DiscoveryError> {
+        let protocols = self.protocols();
         let protocol =
-            self.protocols
+            protocols
                 .get(protocol_id)
                 .ok_or_else(|| DiscoveryError::UnknownProtocol {
                     requested: protocol_id.to_owned(),
-                    known: self.protocols.ids().join(", "),
+                    known: protocols.ids().join(", "),
                 })?;
         let key = Self::cache_key(protocol.id(), agent_id, config);
         let generation = self.registry.generation();

@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod cycle;
+pub mod declared_formats;
 pub mod discovery;
 pub mod eval;
 pub mod executor;

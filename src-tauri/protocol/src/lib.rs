@@ -16,6 +16,7 @@ pub mod call_json;
 pub mod calls;
 pub mod coerce;
 pub mod command_r;
+pub mod declared;
 pub mod deepseek_v3;
 pub mod deepseek_v31;
 pub mod deepseek_v32;
@@ -197,6 +198,22 @@ impl ProtocolSet {
             protocols,
             detector: Arc::default(),
         }
+    }
+
+    /// This set with `extra` formats after its own (they win no auto-detect ties). One whose
+    /// id the set already has is left out: callers that read formats from files check
+    /// [`ProtocolSet::get`] first, to tell the person which file clashes.
+    pub fn extended(&self, extra: impl IntoIterator<Item = Arc<dyn Protocol>>) -> Self {
+        let mut protocols = self.protocols.clone();
+        for protocol in extra {
+            if !protocols
+                .iter()
+                .any(|p| p.id().eq_ignore_ascii_case(protocol.id()))
+            {
+                protocols.push(protocol);
+            }
+        }
+        Self::from_protocols(protocols)
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<dyn Protocol>> {

@@ -47,7 +47,8 @@ fn every_fixture_matches_its_golden() {
         Some("" | "1" | "all") => true,
         Some(list) => list.split(',').any(|f| f.trim() == format),
     };
-    let protocols = ProtocolSet::standard();
+    // Declared formats have fixtures too: the shipped examples.
+    let protocols = ProtocolSet::standard().extended(toolscope_protocol::declared::examples());
     let mut checked = 0;
     let mut failures = Vec::new();
     let mut formats: Vec<PathBuf> = std::fs::read_dir(fixtures_root())

@@ -54,7 +54,7 @@ fn alphabet() -> Vec<String> {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    for protocol in ProtocolSet::standard().iter() {
+    for protocol in every_format().iter() {
         parts.extend(protocol.signature().markers.iter().map(|m| (*m).to_owned()));
         if let Some(framing) = protocol.framing() {
             for rule in framing.rules {
@@ -74,6 +74,12 @@ fn alphabet() -> Vec<String> {
     parts.sort();
     parts.dedup();
     parts
+}
+
+/// The built-in formats and the declared examples: a format described in a file must hold the
+/// same properties.
+fn every_format() -> ProtocolSet {
+    ProtocolSet::standard().extended(toolscope_protocol::declared::examples())
 }
 
 fn check_output(format: &str, text: &str, output: &ParseOutput) -> Result<(), TestCaseError> {
@@ -124,7 +130,7 @@ proptest! {
     ) {
         let parts = alphabet();
         let text: String = picks.iter().map(|i| parts[i.index(parts.len())].as_str()).collect();
-        let set = ProtocolSet::standard();
+        let set = every_format();
         for protocol in set.iter() {
             let format = protocol.id();
             // Directly, not through the facade's panic guard: a panic fails the property.

@@ -106,6 +106,7 @@ export const ipc = {
   listTools: (query: string | null, includeNonCallable: boolean) =>
     unwrap(commands.listTools(query, includeNonCallable)),
   listProtocols: () => unwrap(commands.listProtocols()),
+  formatProblems: () => unwrap(commands.formatProblems()),
   toolPrompt: (protocol: string) => unwrap(commands.toolPrompt(protocol)),
   parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null = null, strict = false) =>
     unwrap(commands.parseReply(text, format, requestTools, strict)),

@@ -34,7 +34,8 @@ pub const TARGETS: &[(&str, Entry)] = &[
 
 fn protocols() -> &'static ProtocolSet {
     static SET: OnceLock<ProtocolSet> = OnceLock::new();
-    SET.get_or_init(ProtocolSet::standard)
+    // The declared examples too: a format described in a file is fuzzed like a built-in one.
+    SET.get_or_init(|| ProtocolSet::standard().extended(toolscope_protocol::declared::examples()))
 }
 
 /// Picks the format an input is for and returns the rest. An input starting with a format id

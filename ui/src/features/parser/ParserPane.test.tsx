@@ -125,6 +125,7 @@ function mockCommands(handlers: Record<string, Handler>): Call[] {
     const handler = handlers[cmd];
     if (handler) return handler(args);
     if (cmd === "list_protocols") return PROTOCOLS;
+    if (cmd === "format_problems") return [];
     if (cmd === "imported_sets") return [];
     throw new Error(`unexpected command ${cmd}`);
   });
@@ -406,6 +407,22 @@ describe("ParserPane parsing", () => {
     });
     expect(only(calls, "parse_reply").at(-1)?.args.strict).toBe(true);
     expect(screen.queryByTestId("parser-request-incomplete")).toBeNull();
+  });
+
+  it("lists declared formats' file problems by line, read again when the window regains focus", async () => {
+    let problems: unknown[] = [];
+    const calls = mockCommands({ format_problems: () => problems });
+    renderPane();
+    await waitFor(() => {
+      expect(only(calls, "format_problems")).toHaveLength(1);
+    });
+    expect(screen.queryByTestId("parser-format-problems")).toBeNull();
+    problems = [{ file: "/data/formats/acme.toml", line: 3, column: 13, message: "arguments = 'yaml' is not an encoding" }];
+    fireEvent.focus(window);
+    const notice = await screen.findByTestId("parser-format-problems");
+    expect(notice.textContent).toContain("/data/formats/acme.toml:3:13");
+    expect(notice.textContent).toContain("'yaml'");
+    expect(only(calls, "list_protocols").length).toBeGreaterThanOrEqual(2);
   });
 
   it("shows a parse failure (IpcError) inline", async () => {

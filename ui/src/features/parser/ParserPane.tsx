@@ -23,6 +23,7 @@ import type { Selection } from "./selection";
 import { mapByteOffsets } from "./textIndex";
 import { useParser } from "./useParser";
 import { usePaneShortcuts } from "./usePaneShortcuts";
+import { FormatProblems } from "./FormatProblems";
 import { useProtocols } from "./useProtocols";
 import { StreamReplayView } from "./StreamReplayView";
 import { useRun } from "./useRun";
@@ -38,7 +39,7 @@ export function ParserPane({ active }: { active: boolean }) {
   const [selection, setSelection] = useState<Selection | null>(null);
   const parser = useParser();
   const { run, start, cancel, answer } = useRun();
-  const { protocols, error: protocolsError } = useProtocols();
+  const { protocols, problems: formatProblems, error: protocolsError } = useProtocols(active);
   const formatArg = format === AUTO_FORMAT ? null : format;
   const tools = useMemo(() => requestToolsChoice(toolsSource, pastedTools), [toolsSource, pastedTools]);
   const { snapshot, schedule, parseNow } = parser;
@@ -157,6 +158,7 @@ export function ParserPane({ active }: { active: boolean }) {
         </div>
       </div>
       {protocolsError ? <ErrorNotice title="Could not list the formats" error={protocolsError} /> : null}
+      <FormatProblems problems={formatProblems} />
       <div className="parser-top">
         <ReplyEditor
           textareaRef={textarea}

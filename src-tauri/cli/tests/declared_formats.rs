@@ -1,0 +1,59 @@
+//! Declared formats from the CLI: `--formats-dir` files are listed, named, auto-detected, and a
+//! broken file is reported by line without stopping the others.
+
+mod support;
+
+use support::{repo_path, stderr, Sandbox};
+
+#[test]
+fn declared_formats_are_listed_parsed_and_detected_and_problems_are_reported_by_line() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.path().join("formats");
+    std::fs::create_dir_all(&dir).expect("formats dir");
+    std::fs::copy(
+        repo_path("examples/formats/react_action.toml"),
+        dir.join("react_action.toml"),
+    )
+    .expect("copy the example");
+    std::fs::write(
+        dir.join("broken.toml"),
+        "id = \"broken\"\nstart = \"<b>\"\narguments = \"yaml\"\n",
+    )
+    .expect("write");
+    let dir = dir.to_string_lossy().into_owned();
+
+    let listed = sandbox.run(&["formats", "--formats-dir", &dir]);
+    let stdout = String::from_utf8_lossy(&listed.stdout);
+    assert!(stdout.contains("react_action"), "{stdout}");
+    assert!(!stdout.contains("broken"), "{stdout}");
+    let warnings = stderr(&listed);
+    assert!(
+        warnings.contains("broken.toml:3:13: arguments = 'yaml' is not an encoding"),
+        "{warnings}"
+    );
+
+    let reply = sandbox.write(
+        "reply.txt",
+        "Thought: weather first.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n",
+    );
+    let (code, report) = sandbox.json(&["parse", &reply, "--formats-dir", &dir, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["format"], "react_action");
+    assert_eq!(report["detected"], true);
+    assert_eq!(report["requests"][0]["tool_name"], "get_weather");
+    assert_eq!(report["requests"][0]["args"]["city"], "Paris");
+    assert_eq!(report["content"], "Thought: weather first.");
+
+    let (_, named) = sandbox.json(&[
+        "parse",
+        &reply,
+        "--format",
+        "react_action",
+        "--formats-dir",
+        &dir,
+        "--json",
+    ]);
+    assert_eq!(named["detected"], false);
+    assert_eq!(named["requests"][0]["args"], report["requests"][0]["args"]);
+    assert_eq!(named["requests"][0]["span"], report["requests"][0]["span"]);
+}

@@ -1,0 +1,225 @@
+//! Decoding one call block of a declared format: the regex (when there is one) finds each call
+//! and its name, the encoding reads the arguments. Every step is linear in the block (the regex
+//! crate guarantees it for a search; the parameter and line readers only move forward).
+
+use serde_json::{Map, Value};
+
+use crate::calls::{error, push_json_calls, push_named_call, push_request, warning, Call};
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+
+use super::spec::{Encoding, Spec};
+
+/// Decodes `text[body]` (the block's inside; `block` with its markers).
+pub fn decode(
+    spec: &Spec,
+    format: &str,
+    text: &str,
+    body: Span,
+    block: Span,
+    out: &mut ParseOutput,
+) {
+    let Some(regex) = &spec.regex else {
+        // Without a regex only JSON can name its calls (checked when the file was read).
+        push_json_calls(out, text, body, block, format, "the call block");
+        return;
+    };
+    let inside = text.get(body.start..body.end).unwrap_or_default();
+    let matches: Vec<regex::Captures> = regex.captures_iter(inside).collect();
+    if matches.is_empty() {
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            format!("the call block does not match the '{format}' regex; it is skipped"),
+            block,
+        );
+        return;
+    }
+    let single = matches.len() == 1;
+    for captures in matches {
+        let (Some(whole), Some(name)) = (captures.get(0), captures.name("name")) else {
+            continue;
+        };
+        // One call spans its block (markers included); several span their own matches.
+        let span = if single {
+            block
+        } else {
+            Span::new(body.start + whole.start(), body.start + whole.end())
+        };
+        let name = name.as_str().trim();
+        if name.is_empty() {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                "a call's name group matched nothing; the call is skipped".to_owned(),
+                span,
+            );
+            continue;
+        }
+        let id = captures.name("id").map(|m| m.as_str().trim().to_owned());
+        let arguments = captures
+            .name("arguments")
+            .map(|m| Span::new(body.start + m.start(), body.start + m.end()));
+        match (spec.encoding, arguments) {
+            (Encoding::Json, Some(args)) if !blank(text, args) => {
+                push_named_call(out, text, span, args, format, name, id);
+            }
+            (Encoding::KeyValue, Some(args)) => {
+                let args = key_values(text, args, &spec.assignment, out);
+                push_request(out, text, span, format, call(name, args, id), true);
+            }
+            (Encoding::XmlParameters, Some(args)) => {
+                // A value the reply ends in may be incomplete: the call is skipped (reported).
+                if let Some(args) = parameters(text, args, spec, out) {
+                    push_request(out, text, span, format, call(name, args, id), true);
+                }
+            }
+            (encoding, _) => {
+                let untyped = encoding != Encoding::Json;
+                push_request(out, text, span, format, call(name, Map::new(), id), untyped);
+            }
+        }
+    }
+}
+
+fn call(name: &str, args: Map<String, Value>, id: Option<String>) -> Call {
+    Call {
+        name: name.to_owned(),
+        args,
+        id: id.filter(|id| !id.is_empty()),
+    }
+}
+
+fn blank(text: &str, span: Span) -> bool {
+    text.get(span.start..span.end)
+        .is_none_or(|s| s.trim().is_empty())
+}
+
+/// `key=value` lines: the value is the text after the assignment, trimmed, with one pair of
+/// surrounding double quotes removed when it is a JSON string. Other lines are reported.
+fn key_values(
+    text: &str,
+    span: Span,
+    assignment: &str,
+    out: &mut ParseOutput,
+) -> Map<String, Value> {
+    let mut args = Map::new();
+    let inside = text.get(span.start..span.end).unwrap_or_default();
+    let mut offset = span.start;
+    for line in inside.split_inclusive('\n') {
+        let line_span = Span::new(offset, offset + line.len());
+        offset += line.len();
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((key, value)) = line.split_once(assignment) else {
+            warning(
+                out,
+                DiagnosticCode::StrayText,
+                format!("a line without '{assignment}' in the arguments is ignored"),
+                line_span,
+            );
+            continue;
+        };
+        insert(&mut args, key.trim(), unquote(value.trim()), line_span, out);
+    }
+    args
+}
+
+fn unquote(value: &str) -> String {
+    if value.len() >= 2 && value.starts_with('"') && value.ends_with('"') {
+        if let Ok(Value::String(inner)) = serde_json::from_str::<Value>(value) {
+            return inner;
+        }
+    }
+    value.to_owned()
+}
+
+/// `<parameter=key>value</parameter>` (or the file's tags): the key runs to `>` (quotes and a
+/// `name=` prefix removed), the value to the closing tag, losing one newline at each end as
+/// the Qwen3-Coder family's parsers do. `None` (reported) when a tag or value is not closed.
+fn parameters(
+    text: &str,
+    span: Span,
+    spec: &Spec,
+    out: &mut ParseOutput,
+) -> Option<Map<String, Value>> {
+    let mut args = Map::new();
+    let inside = text.get(span.start..span.end).unwrap_or_default();
+    let (open, close) = (spec.parameter_open.as_str(), spec.parameter_close.as_str());
+    let bytes = inside.as_bytes();
+    let after = |from: usize| bytes.get(from..).unwrap_or_default();
+    let mut at = 0;
+    while let Some(found) = memchr::memmem::find(after(at), open.as_bytes()) {
+        let tag_start = at + found;
+        let key_start = tag_start + open.len();
+        let Some(key_len) = memchr::memchr(b'>', after(key_start)) else {
+            error(
+                out,
+                DiagnosticCode::UnclosedValue,
+                format!("a '{open}' tag is not closed by '>'; the call is skipped"),
+                Span::new(span.start + tag_start, span.end),
+            );
+            return None;
+        };
+        let value_start = key_start + key_len + 1;
+        let Some(value_len) = memchr::memmem::find(after(value_start), close.as_bytes()) else {
+            error(
+                out,
+                DiagnosticCode::UnclosedValue,
+                format!(
+                    "a parameter is not closed by '{close}': its value may be incomplete, so \
+                     the call is skipped"
+                ),
+                Span::new(span.start + tag_start, span.end),
+            );
+            return None;
+        };
+        let key = inside
+            .get(key_start..key_start + key_len)
+            .unwrap_or_default()
+            .trim();
+        let key = key
+            .strip_prefix("name=")
+            .unwrap_or(key)
+            .trim_matches(['"', '\'']);
+        let raw = inside
+            .get(value_start..value_start + value_len)
+            .unwrap_or_default();
+        let raw = raw.strip_prefix('\n').unwrap_or(raw);
+        let raw = raw.strip_suffix('\n').unwrap_or(raw);
+        let element = Span::new(
+            span.start + tag_start,
+            span.start + value_start + value_len + close.len(),
+        );
+        insert(&mut args, key, raw.to_owned(), element, out);
+        at = value_start + value_len + close.len();
+    }
+    Some(args)
+}
+
+fn insert(
+    args: &mut Map<String, Value>,
+    key: &str,
+    value: String,
+    span: Span,
+    out: &mut ParseOutput,
+) {
+    if key.is_empty() {
+        warning(
+            out,
+            DiagnosticCode::MissingToolName,
+            "an argument without a name is ignored".to_owned(),
+            span,
+        );
+        return;
+    }
+    if args.insert(key.to_owned(), Value::String(value)).is_some() {
+        warning(
+            out,
+            DiagnosticCode::DuplicateKey,
+            format!("argument '{key}' is given twice; the last value wins"),
+            span,
+        );
+    }
+}
