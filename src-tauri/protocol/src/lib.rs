@@ -22,10 +22,14 @@ pub mod deepseek_v31;
 pub mod deepseek_v32;
 pub mod detect;
 pub mod framing;
+pub mod function_gemma;
 pub mod functionary_v31;
 pub mod functionary_v32;
 pub mod gemini;
 pub mod gemma;
+pub mod gemma4;
+pub mod gemma_syntax;
+pub mod gigachat3;
 pub mod glm45;
 pub mod gpt_oss;
 pub mod granite;
@@ -188,6 +192,9 @@ impl ProtocolSet {
             Arc::new(deepseek_v32::DeepSeekV32),
             Arc::new(lfm2::Lfm2),
             Arc::new(gemma::Gemma),
+            Arc::new(gemma4::Gemma4),
+            Arc::new(function_gemma::FunctionGemma),
+            Arc::new(gigachat3::GigaChat3),
             Arc::new(olmo3::Olmo3),
         ])
     }
