@@ -100,5 +100,41 @@ fn streaming(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, large_inputs, streaming);
+/// About 1 MB of 2,000 calls in a declared example format, built here (the shared inputs only
+/// cover built-in formats): a format described in a file is held to the same budget.
+fn declared_reply(format: &str) -> String {
+    let mut text = String::with_capacity(1 << 20);
+    let filler = "x".repeat(380);
+    for i in 0..2000 {
+        match format {
+            "react_action" => text.push_str(&format!(
+                "Thought: step {i}, {filler}\nAction: search_docs\nAction Input: {{\"query\": \"q{i}\", \"page\": {i}}}\n"
+            )),
+            _ => text.push_str(&format!(
+                "Step {i}: {filler}\n<act id=\"c{i}\"><tool>write_file</tool><arg name=\"path\">f{i}.md</arg>\
+                 <arg name=\"content\">\nline one\nline two {i}\n</arg></act>\n"
+            )),
+        }
+    }
+    text
+}
+
+fn declared_formats(c: &mut Criterion) {
+    let protocols = ProtocolSet::standard().extended(toolscope_protocol::declared::examples());
+    let mut group = c.benchmark_group("declared_1MB");
+    group.sample_size(20);
+    for format in ["react_action", "acme_xml"] {
+        let text = declared_reply(format);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(format!("{format}/named"), |b| {
+            b.iter(|| black_box(parser::parse(&protocols, black_box(&text), Some(format))))
+        });
+        group.bench_function(format!("{format}/auto"), |b| {
+            b.iter(|| black_box(parser::parse(&protocols, black_box(&text), None)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, large_inputs, streaming, declared_formats);
 criterion_main!(benches);

@@ -2,7 +2,11 @@
 //! and its name, the encoding reads the arguments. Every step is linear in the block (the regex
 //! crate guarantees it for a search; the parameter and line readers only move forward).
 
+use std::ops::Range;
+
 use serde_json::{Map, Value};
+
+use crate::balanced::{value_end, Syntax};
 
 use crate::calls::{error, push_json_calls, push_named_call, push_request, warning, Call};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -24,8 +28,8 @@ pub fn decode(
         return;
     };
     let inside = text.get(body.start..body.end).unwrap_or_default();
-    let matches: Vec<regex::Captures> = regex.captures_iter(inside).collect();
-    if matches.is_empty() {
+    let found = find_calls(regex, spec.encoding, inside);
+    if found.is_empty() {
         error(
             out,
             DiagnosticCode::MissingToolName,
@@ -34,18 +38,15 @@ pub fn decode(
         );
         return;
     }
-    let single = matches.len() == 1;
-    for captures in matches {
-        let (Some(whole), Some(name)) = (captures.get(0), captures.name("name")) else {
-            continue;
-        };
+    let single = found.len() == 1;
+    for found in found {
         // One call spans its block (markers included); several span their own matches.
         let span = if single {
             block
         } else {
-            Span::new(body.start + whole.start(), body.start + whole.end())
+            Span::new(body.start + found.whole.start, body.start + found.whole.end)
         };
-        let name = name.as_str().trim();
+        let name = inside.get(found.name.clone()).unwrap_or_default().trim();
         if name.is_empty() {
             error(
                 out,
@@ -55,10 +56,13 @@ pub fn decode(
             );
             continue;
         }
-        let id = captures.name("id").map(|m| m.as_str().trim().to_owned());
-        let arguments = captures
-            .name("arguments")
-            .map(|m| Span::new(body.start + m.start(), body.start + m.end()));
+        let id = found
+            .id
+            .and_then(|range| inside.get(range))
+            .map(|id| id.trim().to_owned());
+        let arguments = found
+            .arguments
+            .map(|range| Span::new(body.start + range.start, body.start + range.end));
         match (spec.encoding, arguments) {
             (Encoding::Json, Some(args)) if !blank(text, args) => {
                 push_named_call(out, text, span, args, format, name, id);
@@ -79,6 +83,62 @@ pub fn decode(
             }
         }
     }
+}
+
+/// Where one call sits in a block's inside (byte ranges).
+struct Found {
+    whole: Range<usize>,
+    name: Range<usize>,
+    arguments: Option<Range<usize>>,
+    id: Option<Range<usize>>,
+}
+
+/// Every match of the regex in `inside`. JSON arguments without an `arguments` group are the
+/// balanced JSON value right after the match (`Action Input: {…}`), which the regex engine need
+/// not walk: the next search starts after it.
+fn find_calls(regex: &regex::Regex, encoding: Encoding, inside: &str) -> Vec<Found> {
+    let bytes = inside.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at <= inside.len() {
+        let Some(captures) = regex.captures_at(inside, at) else {
+            break;
+        };
+        let (Some(whole), Some(name)) = (captures.get(0), captures.name("name")) else {
+            break;
+        };
+        let mut end = whole.end();
+        let arguments = match captures.name("arguments") {
+            Some(group) => Some(group.range()),
+            None if encoding == Encoding::Json => {
+                let value = (end..bytes.len()).find(|&i| !bytes[i].is_ascii_whitespace());
+                value
+                    .filter(|&i| matches!(bytes[i], b'{' | b'['))
+                    .map(|start| {
+                        let stop = value_end(Syntax::Json, bytes, start).unwrap_or(bytes.len());
+                        end = stop;
+                        start..stop
+                    })
+            }
+            None => None,
+        };
+        found.push(Found {
+            whole: whole.start()..end,
+            name: name.range(),
+            arguments,
+            id: captures.name("id").map(|m| m.range()),
+        });
+        // An empty match must still move on, to the next character.
+        at = if end > whole.start() {
+            end
+        } else {
+            inside[end..]
+                .chars()
+                .next()
+                .map_or(usize::MAX, |c| end + c.len_utf8())
+        };
+    }
+    found
 }
 
 fn call(name: &str, args: Map<String, Value>, id: Option<String>) -> Call {

@@ -67,9 +67,13 @@ impl DeclaredFormat {
             .iter()
             .map(|(open, close)| Rule::reasoning(intern::string(open), intern::string(close)))
             .collect();
-        let close = match &spec.end {
-            Some(end) => Close::Marker(intern::string(end)),
-            None => Close::UntilNext,
+        let close = match (&spec.end, &spec.json_after) {
+            (Some(end), _) => Close::Marker(intern::string(end)),
+            (None, Some(after)) => Close::Balanced {
+                after: intern::string(after),
+                syntax: crate::balanced::Syntax::Json,
+            },
+            (None, None) => Close::UntilNext,
         };
         let call_rule = rules.len();
         rules.push(Rule::call(intern::string(&spec.start), close).lenient());

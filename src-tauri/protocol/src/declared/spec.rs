@@ -51,6 +51,7 @@ struct RawSpec {
     label: Option<String>,
     start: Spanned<String>,
     end: Option<Spanned<String>>,
+    json_after: Option<Spanned<String>>,
     arguments: Option<Spanned<String>>,
     regex: Option<Spanned<String>>,
     assignment: Option<Spanned<String>>,
@@ -86,6 +87,8 @@ pub struct Spec {
     pub label: String,
     pub start: String,
     pub end: Option<String>,
+    /// The block ends with the balanced JSON value after this inner marker (no `end` then).
+    pub json_after: Option<String>,
     pub encoding: Encoding,
     pub regex: Option<regex::Regex>,
     pub assignment: String,
@@ -135,6 +138,16 @@ impl Spec {
         };
         let start = non_empty(&raw.start, "start")?;
         let end = raw.end.as_ref().map(|e| non_empty(e, "end")).transpose()?;
+        let json_after =
+            match (&raw.json_after, &end) {
+                (Some(after), Some(_)) => return Err(fail(
+                    after.span().start,
+                    "'json_after' ends a block with its JSON value, so it cannot have an 'end' too"
+                        .to_owned(),
+                )),
+                (Some(after), None) => Some(after.get_ref().clone()),
+                (None, _) => None,
+            };
         let encoding = match raw.arguments.as_ref().map(|a| (a.get_ref().as_str(), a)) {
             None | Some(("json", _)) => Encoding::Json,
             Some(("key_value", _)) => Encoding::KeyValue,
@@ -211,6 +224,7 @@ impl Spec {
             id,
             start,
             end,
+            json_after,
             encoding,
             regex,
             assignment,
