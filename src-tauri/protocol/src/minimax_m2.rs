@@ -10,7 +10,8 @@
 //! ```
 //!
 //! One block holds one or more invocations, each a call. Values are text (the template writes
-//! strings as they are and everything else as JSON), so requests are untyped and the engine types
+//! strings as they are and everything else as JSON; whitespace around a value is removed, as
+//! vLLM's and SGLang's parsers `.strip()` it), so requests are untyped and the engine types
 //! them from the method's schema. Reasoning is in `<think>`. Tools are presented as one JSON
 //! object per `<tool>` line in `<tools>`; results go back as `<response>` elements of a tool turn.
 
@@ -18,7 +19,7 @@ use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::function_definitions;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<minimax:tool_call>";
@@ -36,6 +37,7 @@ const MARKUP: Markup = Markup {
     param_close: "</parameter>",
     style: TagStyle::Attributes,
     json_body: false,
+    value_layout: ValueLayout::Trimmed,
 };
 
 #[derive(Debug, Clone, Copy, Default)]

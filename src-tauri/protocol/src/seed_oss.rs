@@ -21,7 +21,7 @@ use crate::framing::{Block, Close, Framing, Rule};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<seed:tool_call>";
@@ -43,6 +43,7 @@ const MARKUP: Markup = Markup {
     param_close: "</parameter>",
     style: TagStyle::Equals,
     json_body: false,
+    value_layout: ValueLayout::OneNewline,
 };
 
 #[derive(Debug, Clone, Copy, Default)]

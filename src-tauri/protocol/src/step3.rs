@@ -8,8 +8,8 @@
 //!
 //! (`｜` is U+FF5C.) Each `<｜tool_call_begin｜>` is a block of its own holding one call of type
 //! `function`; the section tokens only structure the reply. Values are text (the template writes
-//! strings as they are and other values as JSON; one leading and one trailing newline are
-//! removed, XML entities are not decoded), so requests are untyped and the engine types them
+//! strings as they are and other values as JSON; whitespace around a value is removed, as vLLM's
+//! and SGLang's parsers `.strip()` it; XML entities are not decoded), so requests are untyped and the engine types them
 //! from the method's schema. Reasoning is in `<think>`. Tools are listed as JSON in `<tools>`;
 //! results go back as `tool_response` turns.
 
@@ -18,7 +18,7 @@ use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_OPEN: &str = "<｜tool_call_begin｜>";
@@ -44,6 +44,7 @@ const MARKUP: Markup = Markup {
     param_close: "</steptml:parameter>",
     style: TagStyle::Attributes,
     json_body: false,
+    value_layout: ValueLayout::Trimmed,
 };
 
 #[derive(Debug, Clone, Copy, Default)]

@@ -57,6 +57,32 @@ pub struct Markup {
     pub style: TagStyle,
     /// A call may hold a JSON object instead of parameter tags (seen from DeepSeek V3.2).
     pub json_body: bool,
+    /// What of a value's surrounding whitespace is layout, not value.
+    pub value_layout: ValueLayout,
+}
+
+/// Which whitespace around a parameter value the reference parsers drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueLayout {
+    /// One newline after the opening tag and one before the closing tag (vLLM's Qwen3-Coder
+    /// and Seed-OSS parsers): indentation and blank lines inside the value are kept.
+    OneNewline,
+    /// All surrounding whitespace (vLLM's and SGLang's MiniMax-M2, Step-3 and GLM-4.5 parsers
+    /// `.strip()` every value).
+    Trimmed,
+}
+
+/// A value's text and span without the layout `layout` says surrounds it.
+pub fn value_without_layout(text: &str, span: Span, layout: ValueLayout) -> (&str, Span) {
+    match layout {
+        ValueLayout::OneNewline => strip_one_newline(text, span),
+        ValueLayout::Trimmed => {
+            let raw = text.get(span.start..span.end).unwrap_or_default();
+            let value = raw.trim();
+            let start = span.start + (raw.len() - raw.trim_start().len());
+            (value, Span::new(start, start + value.len()))
+        }
+    }
 }
 
 /// An attribute of a tag (`name="x"`); values are raw, quotes removed.
@@ -66,8 +92,8 @@ pub struct Attr<'t> {
     pub value: &'t str,
 }
 
-/// One `<parameter>`: its name, other attributes, and its value with one leading and one
-/// trailing newline removed.
+/// One `<parameter>`: its name, other attributes, and its value without the layout around it
+/// ([`ValueLayout`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawParam<'t> {
     pub key: &'t str,
