@@ -67,6 +67,10 @@ pub struct Rule {
     pub lenient_end: bool,
     /// After such a block, this byte (after whitespace) starts another one (`;` in llama3).
     pub separator: Option<u8>,
+    /// Reasoning only: the reply may begin inside such a block, its opening marker written by
+    /// the chat template into the prompt (DeepSeek V3.1 and R1 in thinking mode). When the
+    /// closing marker comes before any opening marker, everything before it is this block.
+    pub may_start_open: bool,
 }
 
 impl Rule {
@@ -77,6 +81,7 @@ impl Rule {
             kind: BlockKind::Call,
             lenient_end: false,
             separator: None,
+            may_start_open: false,
         }
     }
 
@@ -87,6 +92,7 @@ impl Rule {
             kind: BlockKind::Call,
             lenient_end: false,
             separator: None,
+            may_start_open: false,
         }
     }
 
@@ -97,6 +103,7 @@ impl Rule {
             kind: BlockKind::Reasoning,
             lenient_end: true,
             separator: None,
+            may_start_open: false,
         }
     }
 
@@ -107,12 +114,19 @@ impl Rule {
             kind: BlockKind::Token,
             lenient_end: true,
             separator: None,
+            may_start_open: false,
         }
     }
 
     /// Decodes a block the reply ends in, instead of only reporting it.
     pub const fn lenient(mut self) -> Self {
         self.lenient_end = true;
+        self
+    }
+
+    /// See [`Rule::may_start_open`].
+    pub const fn may_start_open(mut self) -> Self {
+        self.may_start_open = true;
         self
     }
 

@@ -8,6 +8,7 @@ use super::markers::{find_marker, match_at, Absent, Finders, FirstBytes, Match};
 use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
 
 mod balanced;
+mod start_open;
 
 #[derive(Debug, Clone)]
 enum State {
@@ -56,6 +57,8 @@ pub struct Scanner {
     state: State,
     /// Where the marker searched for last (a closing or inner marker) is known to be missing.
     absent: Option<Absent>,
+    /// Whether the reply began inside reasoning is not settled yet; searched up to here.
+    start_open_searched: Option<usize>,
 }
 
 fn diagnostic(severity: Severity, code: DiagnosticCode, message: String, span: Span) -> Diagnostic {
@@ -78,6 +81,7 @@ impl Scanner {
             })
             .collect();
         let open_first = FirstBytes::new(&firsts);
+        let start_open_searched = Self::start_open_markers(&framing).map(|_| 0);
         Self {
             finders: Finders::new(&framing),
             framing,
@@ -88,6 +92,7 @@ impl Scanner {
             at_text_start: true,
             state: State::Outside,
             absent: None,
+            start_open_searched,
         }
     }
 
@@ -120,6 +125,9 @@ impl Scanner {
     /// With `eof`, the reply is complete: open blocks are closed and reported.
     pub fn advance(&mut self, text: &str, eof: bool, events: &mut Vec<ScanEvent>) {
         let bytes = text.as_bytes();
+        if !self.settle_start_open(bytes, eof, events) {
+            return;
+        }
         loop {
             let progressed = match self.state.clone() {
                 State::Outside => self.outside(bytes, eof, events),
