@@ -16,6 +16,7 @@ use crate::request::{Diagnostic, DiagnosticCode, ParseOutput, Severity, Span};
 use crate::Protocol;
 
 mod markers;
+mod prose;
 mod scanner;
 
 pub use scanner::Scanner;

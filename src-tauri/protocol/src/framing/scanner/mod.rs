@@ -5,6 +5,7 @@ use crate::balanced::{BalancedScan, Progress};
 use crate::request::{Diagnostic, DiagnosticCode, Severity, Span};
 
 use super::markers::{find_marker, match_at, Absent, Finders, FirstBytes, Match};
+use super::prose::{Prose, Quoted};
 use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
 
 mod balanced;
@@ -59,6 +60,8 @@ pub struct Scanner {
     absent: Option<Absent>,
     /// Whether the reply began inside reasoning is not settled yet; searched up to here.
     start_open_searched: Option<usize>,
+    /// Inline code and fences in the prose: a marker quoted there is not a block.
+    prose: Prose,
 }
 
 fn diagnostic(severity: Severity, code: DiagnosticCode, message: String, span: Span) -> Diagnostic {
@@ -93,6 +96,7 @@ impl Scanner {
             state: State::Outside,
             absent: None,
             start_open_searched,
+            prose: Prose::new(),
         }
     }
 
@@ -236,6 +240,7 @@ impl Scanner {
         }
         self.pos = span.end;
         self.content_from = span.end;
+        self.prose.skip_to(span.end);
         // Reasoning does not count as text: a pythonic list may still follow it.
         if r.kind == BlockKind::Call {
             self.at_text_start = false;
@@ -288,19 +293,28 @@ impl Scanner {
             };
             i += offset;
             let mut partial = false;
+            let mut quoted = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
                 if let Open::Marker(marker) = rule.open {
                     match match_at(bytes, i, marker, eof) {
-                        Match::Yes => {
-                            self.begin(index, i, i + marker.len(), events);
-                            return true;
-                        }
+                        Match::Yes => match self.prose.quoted(bytes, i, eof) {
+                            Quoted::No => {
+                                self.begin(index, i, i + marker.len(), events);
+                                return true;
+                            }
+                            Quoted::Yes => {
+                                quoted = true;
+                                break;
+                            }
+                            // Wait for the end of the line to tell.
+                            Quoted::Undecided => partial = true,
+                        },
                         Match::Partial => partial = true,
                         Match::No => {}
                     }
                 }
             }
-            if partial {
+            if partial && !quoted {
                 // Wait for the bytes that decide; report the content before them.
                 self.pos = i;
                 self.flush_content(i, events);
@@ -396,6 +410,7 @@ impl Scanner {
             self.report_body(rule, at, events);
             self.pos = at;
             self.content_from = at;
+            self.prose.skip_to(at);
             self.at_text_start = false;
             self.state = State::Outside;
         }

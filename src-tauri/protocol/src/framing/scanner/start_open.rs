@@ -55,6 +55,7 @@ impl Scanner {
                 self.pos = end;
                 self.content_from = end;
                 self.body_reported = end;
+                self.prose.skip_to(end);
                 self.start_open_searched = None;
                 true
             }
