@@ -40,7 +40,7 @@ use serde_json::Value;
 use crate::calls::{
     arguments, error, find_marker_in, parse_json, push_request, warning, ArgumentsOf, Call,
 };
-use crate::framing::{Block, Close, Framing, Rule};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -67,8 +67,6 @@ pub const CALLS_BEGIN_VARIANTS: [&str; 4] = [
 ];
 
 const ID: &str = "deepseek_v3";
-const THINK_OPEN: &str = "<think>";
-const THINK_CLOSE: &str = "</think>";
 const FENCE: &str = "```";
 
 /// The framing of every DeepSeek special-token format: only a call's body differs.
@@ -76,7 +74,7 @@ pub(super) const FRAMING: Framing = Framing {
     rules: &[
         // In thinking mode the template opens `<think>` in the prompt (llama.cpp's
         // `thinking_forced_open`): a reply may start inside the reasoning.
-        Rule::reasoning(THINK_OPEN, THINK_CLOSE).may_start_open(),
+        THINK_MAY_START_OPEN,
         Rule::token(CALLS_BEGIN),
         Rule::token(CALLS_END),
         Rule::call(CALL_BEGIN, Close::Marker(CALL_END)).lenient(),

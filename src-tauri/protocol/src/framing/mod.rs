@@ -140,6 +140,10 @@ impl Rule {
 /// `<think>` … `</think>`: reasoning, in every format that does not say otherwise.
 pub const THINK: Rule = Rule::reasoning("<think>", "</think>");
 
+/// [`THINK`] for models whose template opens `<think>` in the prompt, so the reply may start
+/// inside the reasoning (see [`Rule::may_start_open`]).
+pub const THINK_MAY_START_OPEN: Rule = THINK.may_start_open();
+
 /// Balanced JSON right after the opening marker.
 pub const JSON_VALUE: Close = Close::Balanced {
     after: "",
