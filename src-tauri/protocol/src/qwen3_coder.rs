@@ -16,8 +16,12 @@
 //! the `<tool_call>` wrapper is a call too (models drop the wrapper now and then).
 //!
 //! Values are text: exactly one newline after `<parameter=KEY>` and one before `</parameter>`
-//! belong to the layout and are removed; everything else is kept as a JSON string and the
-//! request is marked `untyped_args`, so the engine types it from the method's schema.
+//! belong to the layout and are removed (vLLM's `qwen3coder_tool_parser`); everything else is
+//! kept as a JSON string and the request is marked `untyped_args`, so the engine types it from
+//! the method's schema, or reads a JSON literal as that literal when there is none
+//! (`parser::type_arguments`, vLLM's fallback). Deliberate difference: llama.cpp's
+//! `qwen3-coder` reader (`trim_raw_argval`) strips all surrounding whitespace; we keep a value's
+//! indentation and blank lines, which matter in code the model writes.
 //!
 //! Decisions on broken calls (a malformed call never hides its neighbours):
 //! - a value ends at `</parameter>`; when that is missing (the next `<parameter=` comes first,

@@ -6,6 +6,10 @@
 //! block at a time; this scanner finds the blocks, keeps reasoning (`<think>…</think>`) out of
 //! them, reports unclosed blocks without losing their neighbours, and collects the prose.
 //!
+//! Two rules hold for every format: a marker quoted in the prose (inside inline code, or in the
+//! middle of a line of a fenced code block) is prose, not a block (`prose`); and a format whose
+//! template opens the reasoning in the prompt may start inside it ([`Rule::may_start_open`]).
+//!
 //! The scanner is incremental: it only ever looks at bytes it has not decided yet (plus a
 //! marker's length of look-behind while a marker may still be arriving), so feeding a reply in
 //! 4-byte deltas costs the same as one pass over it. Batch parsing is the same scanner fed once,
