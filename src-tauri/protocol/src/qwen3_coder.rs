@@ -13,7 +13,8 @@
 //!
 //! The chat template lists the tools as XML (`<function><name>…</name><parameters><parameter>…`)
 //! inside `<tools>` and feeds results back in `<tool_response>` tags. A `<function=…>` without
-//! the `<tool_call>` wrapper is a call too (models drop the wrapper now and then).
+//! the `<tool_call>` wrapper is a call too (models drop the wrapper now and then), except inside
+//! Seed-OSS's `<seed:tool_call>` block, which is reported as that format's.
 //!
 //! Values are text: exactly one newline after `<parameter=KEY>` and one before `</parameter>`
 //! belong to the layout and are removed (vLLM's `qwen3coder_tool_parser`); everything else is
@@ -63,6 +64,7 @@ const ID: &str = "qwen3_coder";
 /// Indices into [`FRAMING`]'s rules.
 const TOOL_CALL_RULE: usize = 1;
 const FUNCTION_RULE: usize = 2;
+const SEED_BLOCK_RULE: usize = 4;
 
 const FRAMING: Framing = Framing {
     rules: &[
@@ -70,6 +72,9 @@ const FRAMING: Framing = Framing {
         Rule::call(TOOL_CALL_OPEN, Close::Marker(TOOL_CALL_CLOSE)).lenient(),
         Rule::call(FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
         Rule::token("<|im_end|>"),
+        // Seed-OSS writes the same functions inside its own block: that block is Seed-OSS's, so
+        // auto-detect does not see a second reading of the reply (and named, it says why).
+        Rule::call(crate::seed_oss::OPEN, Close::Marker(crate::seed_oss::CLOSE)).lenient(),
     ],
 };
 
@@ -144,6 +149,16 @@ impl Protocol for Qwen3Coder {
                     push_request(out, text, block.span, ID, call, true);
                 }
             }
+            SEED_BLOCK_RULE => error(
+                out,
+                DiagnosticCode::StrayText,
+                format!(
+                    "'{}' is Seed-OSS's call block, not Qwen3-Coder's; the block is skipped \
+                     (parse the reply as seed_oss)",
+                    crate::seed_oss::OPEN
+                ),
+                block.span,
+            ),
             _ => {}
         }
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use toolscope_protocol::parser;
+use toolscope_protocol::request::Severity;
 use toolscope_protocol::ProtocolSet;
 
 const FORMATS: &[&str] = &[
@@ -51,6 +52,22 @@ fn auto_detect_gives_each_fixture_the_calls_of_its_format() {
             let text = std::fs::read_to_string(&case).expect("fixture is utf-8");
             let named = parser::parse(&set, &text, Some(format)).expect("known format");
             let detected = parser::parse(&set, &text, None).expect("auto-detect runs");
+            // A clean reply reads one way only: no "also parses as" doubt about it.
+            let clean = !named
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error);
+            let doubted = detected
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("also parses as"));
+            if clean && doubted {
+                failures.push(format!(
+                    "{}: a clean reply is ambiguous ({})",
+                    case.display(),
+                    detected.format
+                ));
+            }
             if calls(&named) != calls(&detected) {
                 failures.push(format!(
                     "{}: detected as '{}' with {:?}, its format gives {:?}",
