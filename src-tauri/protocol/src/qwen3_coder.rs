@@ -17,12 +17,15 @@
 //! Seed-OSS's `<seed:tool_call>` block, which is reported as that format's.
 //!
 //! Values are text: exactly one newline after `<parameter=KEY>` and one before `</parameter>`
-//! belong to the layout and are removed (vLLM's `qwen3coder_tool_parser`); everything else is
+//! belong to the layout and are removed (vLLM's `qwen3coder_tool_parser`); when the model
+//! indents its tags (`\n    </parameter>`, as in llama.cpp's tests) all whitespace around the
+//! value is layout and removed, as llama.cpp reads it; everything else is
 //! kept as a JSON string and the request is marked `untyped_args`, so the engine types it from
 //! the method's schema, or reads a JSON literal as that literal when there is none
-//! (`parser::type_arguments`, vLLM's fallback). Deliberate difference: llama.cpp's
-//! `qwen3-coder` reader (`trim_raw_argval`) strips all surrounding whitespace; we keep a value's
-//! indentation and blank lines, which matter in code the model writes.
+//! (`parser::type_arguments`). Deliberate difference: llama.cpp's `qwen3-coder` reader
+//! (`trim_raw_argval`) strips all surrounding whitespace even when the closing tag starts its
+//! line; we then keep a value's leading indentation and blank lines (vLLM's rule), which matter
+//! in code the model writes (`str_replace` arguments).
 //!
 //! Decisions on broken calls (a malformed call never hides its neighbours):
 //! - a value ends at `</parameter>`; when that is missing (the next `<parameter=` comes first,
@@ -50,6 +53,7 @@ use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
+use crate::xml_markup::strip_one_newline;
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const TOOL_CALL_OPEN: &str = "<tool_call>";
@@ -506,7 +510,7 @@ fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -> Option<Ca
                 (f.end, f.end)
             }
         };
-        let value = strip_layout_newlines(&text[value_start..value_end]);
+        let (value, _) = strip_one_newline(text, Span::new(value_start, value_end));
         if args
             .insert(key.to_owned(), Value::String(value.to_owned()))
             .is_some()
@@ -527,18 +531,6 @@ fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -> Option<Ca
         args,
         id: None,
     })
-}
-
-/// The one newline after the opening tag and the one before the closing tag are layout.
-fn strip_layout_newlines(value: &str) -> &str {
-    let value = value
-        .strip_prefix("\r\n")
-        .or_else(|| value.strip_prefix('\n'))
-        .unwrap_or(value);
-    value
-        .strip_suffix("\r\n")
-        .or_else(|| value.strip_suffix('\n'))
-        .unwrap_or(value)
 }
 
 /// A function or parameter name: something, on one line, with no tag in it.

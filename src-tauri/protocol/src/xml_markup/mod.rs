@@ -65,7 +65,8 @@ pub struct Markup {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueLayout {
     /// One newline after the opening tag and one before the closing tag (vLLM's Qwen3-Coder
-    /// and Seed-OSS parsers): indentation and blank lines inside the value are kept.
+    /// and Seed-OSS parsers): indentation and blank lines inside the value are kept. An indented
+    /// closing tag makes all surrounding whitespace layout ([`strip_one_newline`]).
     OneNewline,
     /// All surrounding whitespace (vLLM's and SGLang's MiniMax-M2, Step-3 and GLM-4.5 parsers
     /// `.strip()` every value).
@@ -175,9 +176,18 @@ impl<'t> Finder<'t> {
     }
 }
 
-/// Removes one leading and one trailing newline, which templates put around multi-line values.
+/// Removes the layout around a value: one newline after the opening tag and one before the
+/// closing tag, which templates put around multi-line values (vLLM's Qwen3-Coder and Seed-OSS
+/// parsers). When the closing tag is indented (`\n    </parameter>`), the model laid the XML out
+/// with indentation, so all whitespace around the value is layout, as llama.cpp's reader reads
+/// it (`trim_raw_argval`; its Qwen3-Coder tests indent every tag).
 pub fn strip_one_newline(text: &str, span: Span) -> (&str, Span) {
-    let mut value = text.get(span.start..span.end).unwrap_or_default();
+    let raw = text.get(span.start..span.end).unwrap_or_default();
+    let before_indent = raw.trim_end_matches([' ', '\t']);
+    if before_indent.len() < raw.len() && before_indent.ends_with('\n') {
+        return value_without_layout(text, span, ValueLayout::Trimmed);
+    }
+    let mut value = raw;
     let mut start = span.start;
     for lead in ["\r\n", "\n"] {
         if let Some(rest) = value.strip_prefix(lead) {
