@@ -1,6 +1,7 @@
 //! Argument preparation before validation: typing text values and filling defaults.
 //!
-//! Text formats (VCP, later XML-style formats) deliver every value as a string. A model that
+//! Text formats (VCP, Qwen3-Coder, GLM-4.5, MiniMax-M2, Seed-OSS, Step-3) deliver every value as
+//! a string. A model that
 //! writes `count:「始」3「末」` means the integer 3, so strings are converted to the type the
 //! method's schema asks for; a string that does not convert is left alone and validation then
 //! reports it with its path. Typed formats (JSON) are never coerced: a model that sends `"3"`
@@ -52,12 +53,33 @@ pub fn apply_defaults(args: &mut Map<String, Value>, schema: &Value) {
     }
 }
 
+/// The types a property allows: its `type` (a name or a list), else those of its `anyOf` /
+/// `oneOf` members (Pydantic writes `Optional[int]` as `anyOf: [{integer}, {null}]`; vLLM's
+/// Qwen3-Coder parser reads those too). The loose names some tool schemas use (`int`, `float`,
+/// `bool`, as in vLLM's tests) mean the JSON Schema types.
 fn declared_types(prop: &Value) -> Vec<&str> {
-    match prop.get("type") {
+    let own: Vec<&str> = match prop.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
+        _ => ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| prop.get(*k).and_then(Value::as_array))
+            .flatten()
+            .flat_map(|member| match member.get("type") {
+                Some(Value::String(t)) => vec![t.as_str()],
+                Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            })
+            .collect(),
+    };
+    own.into_iter()
+        .map(|t| match t {
+            "int" => "integer",
+            "float" | "double" => "number",
+            "bool" => "boolean",
+            other => other,
+        })
+        .collect()
 }
 
 fn convert(text: &str, prop: &Value) -> Option<Value> {
@@ -169,6 +191,26 @@ mod tests {
             out,
             json!({"i": 42, "f": 2.5, "b": true, "n": null, "o": {"k": [1]}, "a": [1, "x"],
                    "s": "7", "either": "7", "maybe": null, "e": 2, "whole": 3, "extra": "5"})
+        );
+    }
+
+    #[test]
+    fn any_of_members_and_loose_type_names_type_values() {
+        let schema = json!({"properties": {
+            "maybe_int": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "maybe_obj": {"oneOf": [{"type": "object"}, {"type": "null"}]},
+            "maybe_str": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "f": {"type": "float"}, "b": {"type": "bool"}, "i": {"type": "int"}
+        }});
+        let out = coerced(
+            json!({"maybe_int": "5", "maybe_obj": "{\"a\": 1}", "maybe_str": "5",
+                   "f": "2.75", "b": "true", "i": "42"}),
+            schema,
+        );
+        assert_eq!(
+            out,
+            json!({"maybe_int": 5, "maybe_obj": {"a": 1}, "maybe_str": "5",
+                   "f": 2.75, "b": true, "i": 42})
         );
     }
 

@@ -24,13 +24,23 @@
 //! whose `<｜tool▁call▁end｜>` is missing but whose list is closed by `<｜tool▁calls▁end｜>` ends
 //! there (warning), and the text after the list is content again. An empty argument text is
 //! `{}` in a closed call.
+//!
+//! As in llama.cpp's R1 and V3.1 parsers (`common/chat.cpp`), the list may open with a
+//! misspelled token (`<｜tool▁calls｜>`, `<｜tool_calls_begin｜>`, `<｜tool calls begin｜>`,
+//! `<｜tool\_calls\_begin｜>`), and after one the first call's `<｜tool▁call▁begin｜>` is optional.
+//! In thinking mode the template opens `<think>` in the prompt, so a reply may start inside the
+//! reasoning: when `</think>` comes before any `<think>`, everything before it is reasoning and
+//! calls written there are not calls; a reply with no `</think>` is content (llama.cpp's
+//! `thinking_forced_open`). Deliberate difference: llama.cpp only does so when the template
+//! forced thinking open; a parser that does not see the prompt applies it to every reply, which
+//! only matters for a non-thinking reply that writes `</think>` in prose.
 
 use serde_json::Value;
 
 use crate::calls::{
     arguments, error, find_marker_in, parse_json, push_request, warning, ArgumentsOf, Call,
 };
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -46,6 +56,15 @@ pub const OUTPUTS_END: &str = "<｜tool▁outputs▁end｜>";
 pub const OUTPUT_BEGIN: &str = "<｜tool▁output▁begin｜>";
 pub const OUTPUT_END: &str = "<｜tool▁output▁end｜>";
 pub const END_OF_SENTENCE: &str = "<｜end▁of▁sentence｜>";
+/// Misspellings of [`CALLS_BEGIN`] that llama.cpp's DeepSeek R1 and V3.1 parsers accept as the
+/// start of the call list (`common/chat.cpp`): models emit them when the token is sampled as
+/// text. After one of them the first call's `<｜tool▁call▁begin｜>` is optional, as there.
+pub const CALLS_BEGIN_VARIANTS: [&str; 4] = [
+    "<｜tool▁calls｜>",
+    "<｜tool_calls_begin｜>",
+    "<｜tool calls begin｜>",
+    "<｜tool\\_calls\\_begin｜>",
+];
 
 const ID: &str = "deepseek_v3";
 const FENCE: &str = "```";
@@ -53,11 +72,19 @@ const FENCE: &str = "```";
 /// The framing of every DeepSeek special-token format: only a call's body differs.
 pub(super) const FRAMING: Framing = Framing {
     rules: &[
-        THINK,
+        // In thinking mode the template opens `<think>` in the prompt (llama.cpp's
+        // `thinking_forced_open`): a reply may start inside the reasoning.
+        THINK_MAY_START_OPEN,
         Rule::token(CALLS_BEGIN),
         Rule::token(CALLS_END),
         Rule::call(CALL_BEGIN, Close::Marker(CALL_END)).lenient(),
         Rule::token(END_OF_SENTENCE),
+        // A misspelled list opener starts the first call itself: its `<｜tool▁call▁begin｜>` may
+        // be missing (`<｜tool▁calls｜>function<｜tool▁sep｜>…` in llama.cpp's test-chat.cpp).
+        Rule::call(CALLS_BEGIN_VARIANTS[0], Close::Marker(CALL_END)).lenient(),
+        Rule::call(CALLS_BEGIN_VARIANTS[1], Close::Marker(CALL_END)).lenient(),
+        Rule::call(CALLS_BEGIN_VARIANTS[2], Close::Marker(CALL_END)).lenient(),
+        Rule::call(CALLS_BEGIN_VARIANTS[3], Close::Marker(CALL_END)).lenient(),
     ],
 };
 
@@ -146,6 +173,7 @@ impl Protocol for DeepSeekV3 {
 /// of the reply) but followed by `<｜tool▁calls▁end｜>` ends there: the call is complete, and
 /// what follows the list is the reply's content again.
 pub(super) fn call_block(text: &str, block: &Block, out: &mut ParseOutput) -> Block {
+    let block = &after_call_begin(text, block);
     if block.complete {
         return *block;
     }
@@ -167,6 +195,20 @@ pub(super) fn call_block(text: &str, block: &Block, out: &mut ParseOutput) -> Bl
         span: Span::new(block.span.start, end),
         body: Span::new(block.body.start, end),
         complete: true,
+    }
+}
+
+/// A block opened by a misspelled list opener may start with the first call's
+/// `<｜tool▁call▁begin｜>`: the call's body starts after it.
+fn after_call_begin(text: &str, block: &Block) -> Block {
+    let body = &text[block.body.start..block.body.end];
+    let lead = body.len() - body.trim_start().len();
+    match body[lead..].strip_prefix(CALL_BEGIN) {
+        Some(_) => Block {
+            body: Span::new(block.body.start + lead + CALL_BEGIN.len(), block.body.end),
+            ..*block
+        },
+        None => *block,
     }
 }
 

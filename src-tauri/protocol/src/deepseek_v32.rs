@@ -25,7 +25,9 @@ use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, insert_arg, result_text, Markup, RawInvoke, TagStyle};
+use crate::xml_markup::{
+    decode_invokes, insert_arg, result_text, Markup, RawInvoke, TagStyle, ValueLayout,
+};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<｜DSML｜function_calls>";
@@ -43,6 +45,7 @@ const MARKUP: Markup = Markup {
     param_close: "</｜DSML｜parameter>",
     style: TagStyle::Attributes,
     json_body: true,
+    value_layout: ValueLayout::OneNewline,
 };
 
 #[derive(Debug, Clone, Copy, Default)]

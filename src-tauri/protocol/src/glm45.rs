@@ -10,8 +10,8 @@
 //! One call per block; later GLM versions drop the newline after the name, so the name ends at
 //! the first newline or `<`. The template writes string values as they are and other values as
 //! JSON, so every value is kept as text (requests are untyped) and the engine types them from
-//! the method's schema; one leading and one trailing newline are removed, and XML entities are
-//! not decoded (the template does not escape). Reasoning is in `<think>`.
+//! the method's schema; whitespace around a value is removed (as vLLM's and SGLang's `.strip()`),
+//! and XML entities are not decoded (the template does not escape). Reasoning is in `<think>`.
 //!
 //! The tag is hermes's (and qwen3-coder's): a JSON or `<function=` body is reported as such, so
 //! auto-detect (which keeps the candidate without errors) tells them apart. For the same reason
@@ -27,7 +27,7 @@ use crate::hermes::{CALL_CLOSE, CALL_OPEN};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{insert_arg, result_text, strip_one_newline, Finder};
+use crate::xml_markup::{insert_arg, result_text, value_without_layout, Finder, ValueLayout};
 use crate::{Protocol, ToolDefinitionInput};
 
 const KEY_OPEN: &str = "<arg_key>";
@@ -263,7 +263,12 @@ fn pairs(
             );
             return None;
         }
-        let (value, _) = strip_one_newline(text, Span::new(value_start, value_close));
+        // vLLM's and SGLang's GLM-4 parsers strip every value.
+        let (value, _) = value_without_layout(
+            text,
+            Span::new(value_start, value_close),
+            ValueLayout::Trimmed,
+        );
         let span = Span::new(key_open, value_close + VALUE_CLOSE.len());
         insert_arg(
             &mut args,

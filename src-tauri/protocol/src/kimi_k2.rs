@@ -7,7 +7,10 @@
 //! ```
 //!
 //! The call id `functions.NAME:IDX` is kept as the request id (the template feeds results back
-//! under it) and NAME is the tool. Each `<|tool_call_begin|>` is a block of its own, so a broken
+//! under it) and NAME is the tool. A call whose id is not `NAME:IDX` (with or without the
+//! `functions.` prefix, as vLLM accepts) is skipped with an error, as vLLM and SGLang skip it:
+//! its tool is a guess. (vLLM also guesses the tool of a bare `0` id from the request's tools;
+//! a parser with no tool list cannot, so such a call is skipped too.) Each `<|tool_call_begin|>` is a block of its own, so a broken
 //! call never hides the others and calls stream one by one; the section tokens (also in their
 //! singular spelling, which some checkpoints emit) only structure the reply. Reasoning (K2
 //! Thinking) is in `<think>`. Tools are declared as a JSON list in a `tool_declare` system turn;
@@ -17,7 +20,7 @@
 //! parsers: the token is special to the tokenizer, so a model does not write it as text. (Ending
 //! the call with its balanced JSON instead would lose the diagnostic for a missing end token.)
 
-use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
+use crate::calls::{arguments, error, parse_json, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -96,26 +99,19 @@ impl Protocol for KimiK2 {
         let id = raw_id.trim();
         let id_start = block.body.start + (raw_id.len() - raw_id.trim_start().len());
         let id_span = Span::new(id_start, id_start + id.len());
-        let (name, indexed) = split_id(id);
-        if name.is_empty() {
+        let Some(name) = tool_of_id(id) else {
+            // vLLM and SGLang only take ids of the form NAME:IDX; guessing a tool from anything
+            // else (`functions.get_weather.0`) could run a call the model did not make.
             error(
                 out,
                 DiagnosticCode::MissingToolName,
-                format!("the call id '{id}' names no tool; the call is skipped"),
-                block.span,
-            );
-            return;
-        }
-        if !indexed {
-            warning(
-                out,
-                DiagnosticCode::StrayText,
                 format!(
-                    "the call id '{id}' is not in the form functions.NAME:IDX; a fresh id is used"
+                    "the call id '{id}' is not in the form functions.NAME:IDX; the call is skipped"
                 ),
                 id_span,
             );
-        }
+            return;
+        };
         let json = Span::new(block.body.start + marker + ARGUMENTS.len(), block.body.end);
         let what = format!("the arguments of '{id}'");
         let Some(value) = parse_json(text, json, &what, out) else {
@@ -130,7 +126,7 @@ impl Protocol for KimiK2 {
                 Call {
                     name: name.to_owned(),
                     args,
-                    id: indexed.then(|| id.to_owned()),
+                    id: Some(id.to_owned()),
                 },
                 false,
             ),
@@ -139,15 +135,16 @@ impl Protocol for KimiK2 {
     }
 }
 
-/// `functions.NAME:IDX` → (`NAME`, true); without a numeric `:IDX` the id is not Kimi's own.
-fn split_id(id: &str) -> (&str, bool) {
-    let name = id.strip_prefix("functions.").unwrap_or(id);
-    match name.rsplit_once(':') {
-        Some((name, index)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {
-            (name.trim(), true)
-        }
-        _ => (name.trim(), false),
+/// The tool a call id names: `functions.NAME:IDX` (or `NAME:IDX`, which vLLM also accepts) →
+/// `NAME`; `None` when there is no numeric `:IDX` or no name.
+fn tool_of_id(id: &str) -> Option<&str> {
+    let (name, index) = id.rsplit_once(':')?;
+    if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
+    let name = name.strip_prefix("functions.").unwrap_or(name).trim();
+    let plain = !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '<');
+    plain.then_some(name)
 }
 
 #[cfg(test)]
@@ -174,21 +171,26 @@ mod tests {
 
     #[test]
     fn split_ids() {
-        assert_eq!(split_id("functions.a_b:3"), ("a_b", true));
-        assert_eq!(split_id("a_b:12"), ("a_b", true));
-        assert_eq!(split_id("functions.a_b"), ("a_b", false));
-        assert_eq!(split_id("functions.ns:tool:x"), ("ns:tool:x", false));
-        assert_eq!(split_id("functions.:0"), ("", true));
+        assert_eq!(tool_of_id("functions.a_b:3"), Some("a_b"));
+        assert_eq!(tool_of_id("a_b:12"), Some("a_b"));
+        assert_eq!(tool_of_id("functions.a_b"), None);
+        assert_eq!(tool_of_id("functions.invalid.0"), None);
+        assert_eq!(tool_of_id("functions.ns:tool:x"), None);
+        assert_eq!(tool_of_id("functions.:0"), None);
+        assert_eq!(tool_of_id("0"), None);
     }
 
     #[test]
-    fn odd_ids_get_a_fresh_one() {
+    fn calls_with_malformed_ids_are_skipped_not_renamed() {
+        // vLLM's test_invalid_funcall_id_skipped.
         let out = KimiK2.parse_tool_requests(
-            "<|tool_call_begin|>echo_echo<|tool_call_argument_begin|>{}<|tool_call_end|>",
+            "<|tool_call_begin|>functions.invalid.0 <|tool_call_argument_begin|>{}<|tool_call_end|>\
+             <|tool_call_begin|>functions.valid:1 <|tool_call_argument_begin|>{}<|tool_call_end|>",
         );
-        assert_eq!(out.requests[0].tool_name, "echo_echo");
-        assert!(out.requests[0].request_id.starts_with("call_"));
+        assert_eq!(out.requests.len(), 1);
+        assert_eq!(out.requests[0].tool_name, "valid");
         assert_eq!(out.diagnostics.len(), 1);
+        assert!(out.diagnostics[0].message.contains("functions.invalid.0"));
     }
 
     #[test]

@@ -10,22 +10,29 @@
 //! ```
 //!
 //! One block holds one or more invocations, each a call. Values are text (the template writes
-//! strings as they are and everything else as JSON), so requests are untyped and the engine types
-//! them from the method's schema. Reasoning is in `<think>`. Tools are presented as one JSON
+//! strings as they are and everything else as JSON; whitespace around a value is removed, as
+//! vLLM's and SGLang's parsers `.strip()` it), so requests are untyped and the engine types
+//! them from the method's schema. Reasoning is in `<think>`, which the template opens in the
+//! prompt: what comes before a leading `</think>` is reasoning, calls included (llama.cpp's
+//! MiniMax-M2 tests parse with `thinking_forced_open`). Tools are presented as one JSON
 //! object per `<tool>` line in `<tools>`; results go back as `<response>` elements of a tool turn.
 
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::function_definitions;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<minimax:tool_call>";
 pub const CLOSE: &str = "</minimax:tool_call>";
 
 const FRAMING: Framing = Framing {
-    rules: &[THINK, Rule::call(OPEN, Close::Marker(CLOSE)).lenient()],
+    rules: &[
+        // The template opens `<think>` in the prompt: a reply may start inside the reasoning.
+        THINK_MAY_START_OPEN,
+        Rule::call(OPEN, Close::Marker(CLOSE)).lenient(),
+    ],
 };
 
 const MARKUP: Markup = Markup {
@@ -36,6 +43,7 @@ const MARKUP: Markup = Markup {
     param_close: "</parameter>",
     style: TagStyle::Attributes,
     json_body: false,
+    value_layout: ValueLayout::Trimmed,
 };
 
 #[derive(Debug, Clone, Copy, Default)]

@@ -13,11 +13,19 @@
 //!
 //! The chat template lists the tools as XML (`<function><name>…</name><parameters><parameter>…`)
 //! inside `<tools>` and feeds results back in `<tool_response>` tags. A `<function=…>` without
-//! the `<tool_call>` wrapper is a call too (models drop the wrapper now and then).
+//! the `<tool_call>` wrapper is a call too (models drop the wrapper now and then), except inside
+//! Seed-OSS's `<seed:tool_call>` block, which is reported as that format's.
 //!
 //! Values are text: exactly one newline after `<parameter=KEY>` and one before `</parameter>`
-//! belong to the layout and are removed; everything else is kept as a JSON string and the
-//! request is marked `untyped_args`, so the engine types it from the method's schema.
+//! belong to the layout and are removed (vLLM's `qwen3coder_tool_parser`); when the model
+//! indents its tags (`\n    </parameter>`, as in llama.cpp's tests) all whitespace around the
+//! value is layout and removed, as llama.cpp reads it; everything else is
+//! kept as a JSON string and the request is marked `untyped_args`, so the engine types it from
+//! the method's schema, or reads a JSON literal as that literal when there is none
+//! (`parser::type_arguments`). Deliberate difference: llama.cpp's `qwen3-coder` reader
+//! (`trim_raw_argval`) strips all surrounding whitespace even when the closing tag starts its
+//! line; we then keep a value's leading indentation and blank lines (vLLM's rule), which matter
+//! in code the model writes (`str_replace` arguments).
 //!
 //! Decisions on broken calls (a malformed call never hides its neighbours):
 //! - a value ends at `</parameter>`; when that is missing (the next `<parameter=` comes first,
@@ -38,14 +46,15 @@
 //! Values cannot contain `</parameter>` or `<parameter=` (nor `</function>`), as in the
 //! reference parsers: the template has no escaping, so such text is read as a tag.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::calls::{error, push_request, warning, Call};
+use crate::calls::{error, push_request, warning};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
+use function::{decode_function, preview, Function, Next};
 
 pub const TOOL_CALL_OPEN: &str = "<tool_call>";
 pub const TOOL_CALL_CLOSE: &str = "</tool_call>";
@@ -59,6 +68,7 @@ const ID: &str = "qwen3_coder";
 /// Indices into [`FRAMING`]'s rules.
 const TOOL_CALL_RULE: usize = 1;
 const FUNCTION_RULE: usize = 2;
+const SEED_BLOCK_RULE: usize = 4;
 
 const FRAMING: Framing = Framing {
     rules: &[
@@ -66,6 +76,9 @@ const FRAMING: Framing = Framing {
         Rule::call(TOOL_CALL_OPEN, Close::Marker(TOOL_CALL_CLOSE)).lenient(),
         Rule::call(FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
         Rule::token("<|im_end|>"),
+        // Seed-OSS writes the same functions inside its own block: that block is Seed-OSS's, so
+        // auto-detect does not see a second reading of the reply (and named, it says why).
+        Rule::call(crate::seed_oss::OPEN, Close::Marker(crate::seed_oss::CLOSE)).lenient(),
     ],
 };
 
@@ -140,6 +153,16 @@ impl Protocol for Qwen3Coder {
                     push_request(out, text, block.span, ID, call, true);
                 }
             }
+            SEED_BLOCK_RULE => error(
+                out,
+                DiagnosticCode::StrayText,
+                format!(
+                    "'{}' is Seed-OSS's call block, not Qwen3-Coder's; the block is skipped \
+                     (parse the reply as seed_oss)",
+                    crate::seed_oss::OPEN
+                ),
+                block.span,
+            ),
             _ => {}
         }
     }
@@ -196,63 +219,6 @@ fn extra_keys(value: &Value, handled: &[&str], out: &mut String) {
         };
         out.push_str(&format!("\n<{key}>{rendered}</{key}>"));
     }
-}
-
-/// The next occurrence of a marker at or after a position, before a fixed end. Positions asked
-/// for only grow, so a match found once is reused until passed and a failed search is final:
-/// every byte is searched at most once per marker, however many parameters a call has.
-struct Next {
-    marker: &'static str,
-    end: usize,
-    found: Option<usize>,
-    exhausted: bool,
-}
-
-impl Next {
-    fn new(marker: &'static str, end: usize) -> Self {
-        Self {
-            marker,
-            end,
-            found: None,
-            exhausted: false,
-        }
-    }
-
-    fn from(&mut self, text: &str, from: usize) -> Option<usize> {
-        if self.exhausted {
-            return None;
-        }
-        if let Some(at) = self.found.filter(|&at| at >= from) {
-            return Some(at);
-        }
-        let haystack = text.as_bytes().get(from..self.end)?;
-        match find_tag(haystack, self.marker.as_bytes()) {
-            Some(offset) => {
-                self.found = Some(from + offset);
-                self.found
-            }
-            None => {
-                self.exhausted = true;
-                None
-            }
-        }
-    }
-}
-
-/// A `<function=…>` region of a block.
-struct Function {
-    /// Where `<function=` starts (the block's start for a standalone call).
-    start: usize,
-    /// Right after `<function=`.
-    name_start: usize,
-    /// Where its parameters end: at `</function>` or where something else ended it.
-    end: usize,
-    /// Its span's end (after `</function>` when present).
-    span_end: usize,
-    /// What ended it when `</function>` did not (for the warning), if worth a warning.
-    ended_by: Option<&'static str>,
-    /// The reply ends inside it: a value running to its end is cut off.
-    cut_off: bool,
 }
 
 /// A `<tool_call>` block: each `<function=…>` in it is a call.
@@ -350,224 +316,7 @@ fn stray_in_tool_call(text: &str, span: Span, at_cut_end: bool, out: &mut ParseO
     );
 }
 
-/// Decodes one function: its name, then its parameters.
-fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -> Option<Call> {
-    let span = Span::new(f.start, f.span_end);
-    let Some(gt) = find_byte(text, f.name_start, f.end, b'>') else {
-        let why = if f.cut_off {
-            "the reply ends before the function name is complete"
-        } else {
-            "it is not followed by a name and '>'"
-        };
-        error(
-            out,
-            DiagnosticCode::MissingToolName,
-            format!("'{FUNCTION_OPEN}': {why}; the call is skipped"),
-            span,
-        );
-        return None;
-    };
-    let name = text[f.name_start..gt].trim();
-    if !is_name(name) {
-        error(
-            out,
-            DiagnosticCode::MissingToolName,
-            format!(
-                "'{FUNCTION_OPEN}' must be followed by a function name and '>', found '{}'; \
-                 the call is skipped",
-                preview(name)
-            ),
-            Span::new(f.start, gt + 1),
-        );
-        return None;
-    }
-    let mut args = Map::new();
-    let mut opens = Next::new(PARAMETER_OPEN, f.end);
-    let mut closes = Next::new(PARAMETER_CLOSE, f.end);
-    let mut pos = gt + 1;
-    loop {
-        pos = skip_whitespace(text, pos, f.end);
-        if pos >= f.end {
-            break;
-        }
-        let rest = &text[pos..f.end];
-        if !rest.starts_with(PARAMETER_OPEN) {
-            let tail = rest.trim_end();
-            if f.cut_off && FUNCTION_CLOSE.starts_with(tail) {
-                break; // the reply ends inside `</function>`
-            }
-            let message = if f.cut_off && PARAMETER_OPEN.starts_with(tail) {
-                format!("the reply ends inside a '{PARAMETER_OPEN}' tag of '{name}'; the call is skipped")
-            } else {
-                format!(
-                    "'{name}' holds text outside '{PARAMETER_OPEN}…>' tags: '{}'; the call is \
-                     skipped",
-                    preview(rest)
-                )
-            };
-            let line_end = rest.find('\n').map_or(f.end, |i| pos + i);
-            error(
-                out,
-                DiagnosticCode::StrayText,
-                message,
-                Span::new(pos, line_end),
-            );
-            return None;
-        }
-        let key_start = pos + PARAMETER_OPEN.len();
-        let key_gt = find_byte(text, key_start, f.end, b'>');
-        let key = key_gt.map(|gt| text[key_start..gt].trim());
-        let (Some(key_gt), Some(key)) = (key_gt, key.filter(|k| is_name(k))) else {
-            let message = match (key_gt, key) {
-                (None, _) if f.cut_off => format!(
-                    "the reply ends inside a '{PARAMETER_OPEN}' tag of '{name}'; the call is skipped"
-                ),
-                (_, Some(found)) => format!(
-                    "'{PARAMETER_OPEN}' in '{name}' must be followed by a parameter name and '>', \
-                     found '{}'; the call is skipped",
-                    preview(found)
-                ),
-                _ => format!(
-                    "'{PARAMETER_OPEN}' in '{name}' is not followed by a name and '>'; the call \
-                     is skipped"
-                ),
-            };
-            let header_end = key_gt.map_or(f.end, |gt| gt + 1);
-            error(
-                out,
-                DiagnosticCode::MissingToolName,
-                message,
-                Span::new(pos, header_end),
-            );
-            return None;
-        };
-        let value_start = key_gt + 1;
-        let close = closes.from(text, value_start);
-        let next = opens.from(text, value_start);
-        // `</parameter>` ends it, unless another parameter starts first.
-        let close = close.filter(|&close| next.is_none_or(|next| close < next));
-        let (value_end, after) = match (close, next) {
-            (Some(close), _) => (close, close + PARAMETER_CLOSE.len()),
-            (_, Some(next)) => {
-                warning(
-                    out,
-                    DiagnosticCode::UnclosedValue,
-                    format!(
-                        "'{PARAMETER_OPEN}{key}>' of '{name}' is not closed by \
-                         '{PARAMETER_CLOSE}'; its value is read up to the next \
-                         '{PARAMETER_OPEN}'"
-                    ),
-                    Span::new(pos, next),
-                );
-                (next, next)
-            }
-            (None, None) if f.cut_off => {
-                error(
-                    out,
-                    DiagnosticCode::UnclosedValue,
-                    format!(
-                        "the reply ends inside the value of '{key}' in '{name}': it may be cut \
-                         off; the call is skipped"
-                    ),
-                    Span::new(pos, f.end),
-                );
-                return None;
-            }
-            (None, None) => {
-                let ended_by = f.ended_by.unwrap_or("'</function>'");
-                warning(
-                    out,
-                    DiagnosticCode::UnclosedValue,
-                    format!(
-                        "'{PARAMETER_OPEN}{key}>' of '{name}' is not closed by \
-                         '{PARAMETER_CLOSE}'; its value is read up to {ended_by}"
-                    ),
-                    Span::new(pos, f.end),
-                );
-                (f.end, f.end)
-            }
-        };
-        let value = strip_layout_newlines(&text[value_start..value_end]);
-        if args
-            .insert(key.to_owned(), Value::String(value.to_owned()))
-            .is_some()
-        {
-            warning(
-                out,
-                DiagnosticCode::DuplicateKey,
-                format!(
-                    "'{name}' gives the parameter '{key}' more than once; the last value is kept"
-                ),
-                Span::new(pos, after),
-            );
-        }
-        pos = after;
-    }
-    Some(Call {
-        name: name.to_owned(),
-        args,
-        id: None,
-    })
-}
-
-/// The one newline after the opening tag and the one before the closing tag are layout.
-fn strip_layout_newlines(value: &str) -> &str {
-    let value = value
-        .strip_prefix("\r\n")
-        .or_else(|| value.strip_prefix('\n'))
-        .unwrap_or(value);
-    value
-        .strip_suffix("\r\n")
-        .or_else(|| value.strip_suffix('\n'))
-        .unwrap_or(value)
-}
-
-/// A function or parameter name: something, on one line, with no tag in it.
-fn is_name(name: &str) -> bool {
-    !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '<')
-}
-
-/// Where a tag (a marker starting with `<`) first occurs. Calls are short and many: a memchr
-/// for `<` beats building a substring searcher per search.
-fn find_tag(haystack: &[u8], tag: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(offset) = haystack
-        .get(from..)
-        .and_then(|rest| memchr::memchr(b'<', rest))
-    {
-        let at = from + offset;
-        if haystack[at..].starts_with(tag) {
-            return Some(at);
-        }
-        from = at + 1;
-    }
-    None
-}
-
-fn find_byte(text: &str, from: usize, to: usize, byte: u8) -> Option<usize> {
-    let haystack = text.as_bytes().get(from..to)?;
-    memchr::memchr(byte, haystack).map(|i| from + i)
-}
-
-fn skip_whitespace(text: &str, mut pos: usize, end: usize) -> usize {
-    let bytes = text.as_bytes();
-    while pos < end && bytes.get(pos).is_some_and(u8::is_ascii_whitespace) {
-        pos += 1;
-    }
-    pos
-}
-
-/// The start of a piece of text for a message.
-fn preview(text: &str) -> String {
-    const MAX: usize = 40;
-    let mut chars = text.chars();
-    let shown: String = chars.by_ref().take(MAX).collect();
-    if chars.next().is_some() {
-        format!("{shown}…")
-    } else {
-        shown
-    }
-}
+mod function;
 
 #[cfg(test)]
 mod tests;

@@ -9,8 +9,8 @@
 //! ```
 //!
 //! A block may hold several functions, each a call. Values are text, possibly over several
-//! lines (one leading and one trailing newline are removed, XML entities are not decoded: the
-//! template does not escape), so requests are untyped and the engine types them from the
+//! lines (one leading and one trailing newline are removed, as vLLM's `seed_oss_tool_parser`
+//! does; XML entities are not decoded: the template does not escape), so requests are untyped and the engine types them from the
 //! method's schema. Reasoning is in `<seed:think>` (with `<seed:cot_budget_reflect>` notes).
 //! The default template presents tools as Python signatures with docstrings; results go back
 //! as `tool` turns between `<seed:bos>` and `<seed:eos>`.
@@ -21,7 +21,7 @@ use crate::framing::{Block, Close, Framing, Rule};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<seed:tool_call>";
@@ -43,6 +43,7 @@ const MARKUP: Markup = Markup {
     param_close: "</parameter>",
     style: TagStyle::Equals,
     json_body: false,
+    value_layout: ValueLayout::OneNewline,
 };
 
 #[derive(Debug, Clone, Copy, Default)]

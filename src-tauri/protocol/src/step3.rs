@@ -8,17 +8,19 @@
 //!
 //! (`｜` is U+FF5C.) Each `<｜tool_call_begin｜>` is a block of its own holding one call of type
 //! `function`; the section tokens only structure the reply. Values are text (the template writes
-//! strings as they are and other values as JSON; one leading and one trailing newline are
-//! removed, XML entities are not decoded), so requests are untyped and the engine types them
-//! from the method's schema. Reasoning is in `<think>`. Tools are listed as JSON in `<tools>`;
+//! strings as they are and other values as JSON; whitespace around a value is removed, as vLLM's
+//! and SGLang's parsers `.strip()` it; XML entities are not decoded), so requests are untyped and the engine types them
+//! from the method's schema. Reasoning ends with `</think>`; the model does not write the opening
+//! `<think>` (the template does), so what comes before the first `</think>` is reasoning, calls
+//! written there included (vLLM's Step3 reasoning parser); a reply without `</think>` is content. Tools are listed as JSON in `<tools>`;
 //! results go back as `tool_response` turns.
 
 use crate::calls::{error, warning};
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle};
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const CALL_OPEN: &str = "<｜tool_call_begin｜>";
@@ -27,7 +29,9 @@ pub const SEP: &str = "<｜tool_sep｜>";
 
 const FRAMING: Framing = Framing {
     rules: &[
-        THINK,
+        // Step-3 never writes `<think>`: its template opens the reasoning, and vLLM's Step3
+        // reasoning parser reads everything before `</think>` as reasoning.
+        THINK_MAY_START_OPEN,
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
         Rule::token("<｜tool_calls_begin｜>"),
         Rule::token("<｜tool_calls_end｜>"),
@@ -44,6 +48,7 @@ const MARKUP: Markup = Markup {
     param_close: "</steptml:parameter>",
     style: TagStyle::Attributes,
     json_body: false,
+    value_layout: ValueLayout::Trimmed,
 };
 
 #[derive(Debug, Clone, Copy, Default)]

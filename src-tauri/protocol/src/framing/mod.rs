@@ -6,6 +6,10 @@
 //! block at a time; this scanner finds the blocks, keeps reasoning (`<think>…</think>`) out of
 //! them, reports unclosed blocks without losing their neighbours, and collects the prose.
 //!
+//! Two rules hold for every format: a marker quoted in the prose (inside inline code, or in the
+//! middle of a line of a fenced code block) is prose, not a block (`prose`); and a format whose
+//! template opens the reasoning in the prompt may start inside it ([`Rule::may_start_open`]).
+//!
 //! The scanner is incremental: it only ever looks at bytes it has not decided yet (plus a
 //! marker's length of look-behind while a marker may still be arriving), so feeding a reply in
 //! 4-byte deltas costs the same as one pass over it. Batch parsing is the same scanner fed once,
@@ -16,6 +20,7 @@ use crate::request::{Diagnostic, DiagnosticCode, ParseOutput, Severity, Span};
 use crate::Protocol;
 
 mod markers;
+mod prose;
 mod scanner;
 
 pub use scanner::Scanner;
@@ -67,6 +72,10 @@ pub struct Rule {
     pub lenient_end: bool,
     /// After such a block, this byte (after whitespace) starts another one (`;` in llama3).
     pub separator: Option<u8>,
+    /// Reasoning only: the reply may begin inside such a block, its opening marker written by
+    /// the chat template into the prompt (DeepSeek V3.1 and R1 in thinking mode). When the
+    /// closing marker comes before any opening marker, everything before it is this block.
+    pub may_start_open: bool,
 }
 
 impl Rule {
@@ -77,6 +86,7 @@ impl Rule {
             kind: BlockKind::Call,
             lenient_end: false,
             separator: None,
+            may_start_open: false,
         }
     }
 
@@ -87,6 +97,7 @@ impl Rule {
             kind: BlockKind::Call,
             lenient_end: false,
             separator: None,
+            may_start_open: false,
         }
     }
 
@@ -97,6 +108,7 @@ impl Rule {
             kind: BlockKind::Reasoning,
             lenient_end: true,
             separator: None,
+            may_start_open: false,
         }
     }
 
@@ -107,12 +119,19 @@ impl Rule {
             kind: BlockKind::Token,
             lenient_end: true,
             separator: None,
+            may_start_open: false,
         }
     }
 
     /// Decodes a block the reply ends in, instead of only reporting it.
     pub const fn lenient(mut self) -> Self {
         self.lenient_end = true;
+        self
+    }
+
+    /// See [`Rule::may_start_open`].
+    pub const fn may_start_open(mut self) -> Self {
+        self.may_start_open = true;
         self
     }
 
@@ -124,6 +143,10 @@ impl Rule {
 
 /// `<think>` … `</think>`: reasoning, in every format that does not say otherwise.
 pub const THINK: Rule = Rule::reasoning("<think>", "</think>");
+
+/// [`THINK`] for models whose template opens `<think>` in the prompt, so the reply may start
+/// inside the reasoning (see [`Rule::may_start_open`]).
+pub const THINK_MAY_START_OPEN: Rule = THINK.may_start_open();
 
 /// Balanced JSON right after the opening marker.
 pub const JSON_VALUE: Close = Close::Balanced {

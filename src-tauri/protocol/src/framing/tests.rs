@@ -12,6 +12,13 @@ const TAGS: Framing = Framing {
     ],
 };
 
+const START_OPEN: Framing = Framing {
+    rules: &[
+        Rule::reasoning("<think>", "</think>").may_start_open(),
+        Rule::call("<call>", Close::Marker("</call>")).lenient(),
+    ],
+};
+
 const UNTIL_NEXT: Framing = Framing {
     rules: &[THINK, Rule::call(">>>", Close::UntilNext)],
 };
@@ -175,6 +182,36 @@ fn until_next_blocks_end_at_the_next_opener_or_the_end() {
     assert_eq!(s.content, "hi ");
 }
 
+#[test]
+fn markers_quoted_in_inline_code_or_mid_line_in_fences_are_prose() {
+    let text = "Wrap it in `<call>` tags, like `<call>x</call>`:\n<call>a</call>\n\
+                ```py\nprint(\"<call>\")\n```\n```xml\n<call>b</call>\n```\nstray ` <call>c</call>";
+    let s = whole(TAGS, text);
+    let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+    assert_eq!(bodies, vec!["a", "b", "c"]);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    assert!(s.content.starts_with("Wrap it in `<call>` tags"));
+}
+
+#[test]
+fn a_reply_may_start_inside_reasoning() {
+    let s = whole(
+        START_OPEN,
+        "plan <call>no</call></think>ok <call>yes</call>",
+    );
+    assert_eq!(s.reasoning, vec!["plan <call>no</call></think>"]);
+    let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+    assert_eq!(bodies, vec!["yes"]);
+    assert_eq!(s.content, "ok ");
+    // No `</think>`, or a `<think>` first: ordinary reply.
+    let s = whole(START_OPEN, "text <call>a</call>");
+    assert_eq!(s.blocks.len(), 1);
+    assert!(s.reasoning.is_empty());
+    let s = whole(START_OPEN, "<think>r</think><call>a</call> </think>");
+    assert_eq!(s.reasoning, vec!["<think>r</think>"]);
+    assert_eq!(s.blocks.len(), 1);
+}
+
 /// A format with neither a framing nor its own parse (a mistake) reports it instead of
 /// looking like a reply with no calls.
 #[test]
@@ -211,14 +248,15 @@ proptest! {
                 Just("<call>"), Just("</call>"), Just("<think>"), Just("</think>"), Just("<calls>"),
                 Just("[CALL]"), Just("[ARGS]"), Just("<|tag|>"), Just("{"), Just("}"), Just("["),
                 Just("]"), Just("\""), Just("\\"), Just(";"), Just(" "), Just("x"), Just("é"),
-                Just("<"), Just("<|"), Just("("), Just(">>>"), Just(">")
+                Just("<"), Just("<|"), Just("("), Just(">>>"), Just(">"), Just("`"),
+                Just("```"), Just("\n")
             ],
             0..40,
         ),
         chunks in proptest::collection::vec(1usize..7, 0..60),
     ) {
         let text: String = parts.concat();
-        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT] {
+        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT, START_OPEN] {
             prop_assert_eq!(summarise(framing, &text, &chunks), whole(framing, &text));
         }
     }

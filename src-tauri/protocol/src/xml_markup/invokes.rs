@@ -299,7 +299,8 @@ fn decode_params<'t>(
             error(out, DiagnosticCode::UnclosedValue, message, span);
             return None;
         };
-        let (value, value_span) = strip_one_newline(text, Span::new(value_start, close));
+        let (value, value_span) =
+            value_without_layout(text, Span::new(value_start, close), markup.value_layout);
         let span = Span::new(open, close + markup.param_close.len());
         params.push(RawParam {
             key,

@@ -57,6 +57,33 @@ pub struct Markup {
     pub style: TagStyle,
     /// A call may hold a JSON object instead of parameter tags (seen from DeepSeek V3.2).
     pub json_body: bool,
+    /// What of a value's surrounding whitespace is layout, not value.
+    pub value_layout: ValueLayout,
+}
+
+/// Which whitespace around a parameter value the reference parsers drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueLayout {
+    /// One newline after the opening tag and one before the closing tag (vLLM's Qwen3-Coder
+    /// and Seed-OSS parsers): indentation and blank lines inside the value are kept. An indented
+    /// closing tag makes all surrounding whitespace layout ([`strip_one_newline`]).
+    OneNewline,
+    /// All surrounding whitespace (vLLM's and SGLang's MiniMax-M2, Step-3 and GLM-4.5 parsers
+    /// `.strip()` every value).
+    Trimmed,
+}
+
+/// A value's text and span without the layout `layout` says surrounds it.
+pub fn value_without_layout(text: &str, span: Span, layout: ValueLayout) -> (&str, Span) {
+    match layout {
+        ValueLayout::OneNewline => strip_one_newline(text, span),
+        ValueLayout::Trimmed => {
+            let raw = text.get(span.start..span.end).unwrap_or_default();
+            let value = raw.trim();
+            let start = span.start + (raw.len() - raw.trim_start().len());
+            (value, Span::new(start, start + value.len()))
+        }
+    }
 }
 
 /// An attribute of a tag (`name="x"`); values are raw, quotes removed.
@@ -66,8 +93,8 @@ pub struct Attr<'t> {
     pub value: &'t str,
 }
 
-/// One `<parameter>`: its name, other attributes, and its value with one leading and one
-/// trailing newline removed.
+/// One `<parameter>`: its name, other attributes, and its value without the layout around it
+/// ([`ValueLayout`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawParam<'t> {
     pub key: &'t str,
@@ -149,9 +176,18 @@ impl<'t> Finder<'t> {
     }
 }
 
-/// Removes one leading and one trailing newline, which templates put around multi-line values.
+/// Removes the layout around a value: one newline after the opening tag and one before the
+/// closing tag, which templates put around multi-line values (vLLM's Qwen3-Coder and Seed-OSS
+/// parsers). When the closing tag is indented (`\n    </parameter>`), the model laid the XML out
+/// with indentation, so all whitespace around the value is layout, as llama.cpp's reader reads
+/// it (`trim_raw_argval`; its Qwen3-Coder tests indent every tag).
 pub fn strip_one_newline(text: &str, span: Span) -> (&str, Span) {
-    let mut value = text.get(span.start..span.end).unwrap_or_default();
+    let raw = text.get(span.start..span.end).unwrap_or_default();
+    let before_indent = raw.trim_end_matches([' ', '\t']);
+    if before_indent.len() < raw.len() && before_indent.ends_with('\n') {
+        return value_without_layout(text, span, ValueLayout::Trimmed);
+    }
+    let mut value = raw;
     let mut start = span.start;
     for lead in ["\r\n", "\n"] {
         if let Some(rest) = value.strip_prefix(lead) {

@@ -5,9 +5,12 @@ use crate::balanced::{BalancedScan, Progress};
 use crate::request::{Diagnostic, DiagnosticCode, Severity, Span};
 
 use super::markers::{find_marker, match_at, Absent, Finders, FirstBytes, Match};
+use super::prose::{Prose, Quoted};
 use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
 
 mod balanced;
+mod delimited;
+mod start_open;
 
 #[derive(Debug, Clone)]
 enum State {
@@ -56,6 +59,10 @@ pub struct Scanner {
     state: State,
     /// Where the marker searched for last (a closing or inner marker) is known to be missing.
     absent: Option<Absent>,
+    /// Whether the reply began inside reasoning is not settled yet; searched up to here.
+    start_open_searched: Option<usize>,
+    /// Inline code and fences in the prose: a marker quoted there is not a block.
+    prose: Prose,
 }
 
 fn diagnostic(severity: Severity, code: DiagnosticCode, message: String, span: Span) -> Diagnostic {
@@ -78,6 +85,7 @@ impl Scanner {
             })
             .collect();
         let open_first = FirstBytes::new(&firsts);
+        let start_open_searched = Self::start_open_markers(&framing).map(|_| 0);
         Self {
             finders: Finders::new(&framing),
             framing,
@@ -88,6 +96,8 @@ impl Scanner {
             at_text_start: true,
             state: State::Outside,
             absent: None,
+            start_open_searched,
+            prose: Prose::new(),
         }
     }
 
@@ -120,6 +130,9 @@ impl Scanner {
     /// With `eof`, the reply is complete: open blocks are closed and reported.
     pub fn advance(&mut self, text: &str, eof: bool, events: &mut Vec<ScanEvent>) {
         let bytes = text.as_bytes();
+        if !self.settle_start_open(bytes, eof, events) {
+            return;
+        }
         loop {
             let progressed = match self.state.clone() {
                 State::Outside => self.outside(bytes, eof, events),
@@ -228,6 +241,7 @@ impl Scanner {
         }
         self.pos = span.end;
         self.content_from = span.end;
+        self.prose.skip_to(span.end);
         // Reasoning does not count as text: a pythonic list may still follow it.
         if r.kind == BlockKind::Call {
             self.at_text_start = false;
@@ -280,19 +294,28 @@ impl Scanner {
             };
             i += offset;
             let mut partial = false;
+            let mut quoted = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
                 if let Open::Marker(marker) = rule.open {
                     match match_at(bytes, i, marker, eof) {
-                        Match::Yes => {
-                            self.begin(index, i, i + marker.len(), events);
-                            return true;
-                        }
+                        Match::Yes => match self.prose.quoted(bytes, i, eof) {
+                            Quoted::No => {
+                                self.begin(index, i, i + marker.len(), events);
+                                return true;
+                            }
+                            Quoted::Yes => {
+                                quoted = true;
+                                break;
+                            }
+                            // Wait for the end of the line to tell.
+                            Quoted::Undecided => partial = true,
+                        },
                         Match::Partial => partial = true,
                         Match::No => {}
                     }
                 }
             }
-            if partial {
+            if partial && !quoted {
                 // Wait for the bytes that decide; report the content before them.
                 self.pos = i;
                 self.flush_content(i, events);
@@ -339,154 +362,6 @@ impl Scanner {
             Open::Marker(marker) => match_at(bytes, self.pos, marker, eof) != Match::No,
             Open::TextStart(_) => false,
         })
-    }
-
-    fn unclosed(&self, rule: usize, span: Span, why: &str) -> Diagnostic {
-        let r = self.framing.rules[rule];
-        let open = match r.open {
-            Open::Marker(m) | Open::TextStart(m) => m,
-        };
-        let what = match r.close {
-            Close::Marker(close) => format!("'{open}' is not closed by '{close}'"),
-            Close::Balanced { after, .. } if !after.is_empty() => {
-                format!("'{open}' is not followed by '{after}' and a complete value")
-            }
-            _ => format!("the value after '{open}' is not complete"),
-        };
-        let (severity, outcome) = if r.lenient_end && why == END {
-            (Severity::Warning, "parsed up to the end of the reply")
-        } else {
-            (Severity::Error, "the block is skipped")
-        };
-        diagnostic(
-            severity,
-            DiagnosticCode::UnclosedBlock,
-            format!("{what}: {why}; {outcome}"),
-            span,
-        )
-    }
-
-    /// Cuts the open block short at `at` (a new block starts there, or the reply ends).
-    fn cut(
-        &mut self,
-        rule: usize,
-        start: usize,
-        body_start: usize,
-        at: usize,
-        why: &str,
-        events: &mut Vec<ScanEvent>,
-    ) {
-        let r = self.framing.rules[rule];
-        let span = Span::new(start, at);
-        if r.kind == BlockKind::Call {
-            events.push(ScanEvent::Diagnostic(self.unclosed(rule, span, why)));
-        }
-        let decode = r.lenient_end && why == END;
-        if decode || r.kind != BlockKind::Call {
-            self.end_block(rule, span, body_start, at, false, events);
-        } else {
-            self.report_body(rule, at, events);
-            self.pos = at;
-            self.content_from = at;
-            self.at_text_start = false;
-            self.state = State::Outside;
-        }
-    }
-
-    fn delimited(
-        &mut self,
-        bytes: &[u8],
-        eof: bool,
-        rule: usize,
-        start: usize,
-        body_start: usize,
-        events: &mut Vec<ScanEvent>,
-    ) -> bool {
-        let r = self.framing.rules[rule];
-        let (close, until_next) = match r.close {
-            Close::Marker(close) => (Some(close), false),
-            Close::UntilNext => (None, true),
-            _ => return false,
-        };
-        let reopen = match r.open {
-            Open::Marker(m) if r.kind == BlockKind::Call => Some(m),
-            _ => None,
-        };
-        let close_hit = close.and_then(|close| self.find_from_pos(bytes, close, eof));
-        // Only a reopening before the close matters: never scan past the close.
-        let limit = close_hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
-        let reopen_hit = if until_next {
-            // Such a block also ends where any other block or token of the format begins.
-            self.next_open_marker(&bytes[..limit], eof)
-        } else {
-            reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof))
-        };
-        match (close_hit, reopen_hit) {
-            (_, Some((at, Match::Yes))) if until_next => {
-                self.end_block(rule, Span::new(start, at), body_start, at, true, events);
-                true
-            }
-            (_, Some((at, Match::Yes))) => {
-                self.cut(rule, start, body_start, at, ANOTHER, events);
-                true
-            }
-            (Some((at, Match::Yes)), _) => {
-                let end = at + close.map_or(0, str::len);
-                self.end_block(rule, Span::new(start, end), body_start, at, true, events);
-                true
-            }
-            (hit, reopen) => {
-                let waiting = [hit.map(|(at, _)| at), reopen.map(|(at, _)| at)]
-                    .into_iter()
-                    .flatten()
-                    .min();
-                if eof && until_next {
-                    let end = bytes.len();
-                    self.end_block(rule, Span::new(start, end), body_start, end, true, events);
-                    return true;
-                }
-                if eof {
-                    self.cut(rule, start, body_start, bytes.len(), END, events);
-                    return true;
-                }
-                let safe = waiting.unwrap_or(bytes.len());
-                self.report_body(rule, safe, events);
-                self.pos = safe;
-                false
-            }
-        }
-    }
-
-    fn after_block(
-        &mut self,
-        bytes: &[u8],
-        eof: bool,
-        rule: usize,
-        events: &mut Vec<ScanEvent>,
-    ) -> bool {
-        let Some(separator) = self.framing.rules[rule].separator else {
-            self.state = State::Outside;
-            return true;
-        };
-        let mut i = self.pos;
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if i == bytes.len() {
-            if eof {
-                self.state = State::Outside;
-                return true;
-            }
-            return false;
-        }
-        if bytes[i] == separator {
-            // The separator opens the next block of the same rule; the gap is not content.
-            self.content_from = i;
-            self.begin(rule, i, i + 1, events);
-        } else {
-            self.state = State::Outside;
-        }
-        true
     }
 }
 
