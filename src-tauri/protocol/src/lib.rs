@@ -23,7 +23,6 @@ pub mod deepseek_v32;
 pub mod detect;
 pub mod framing;
 pub mod function_gemma;
-pub mod functionary_v31;
 pub mod functionary_v32;
 pub mod gemini;
 pub mod gemma;
@@ -32,19 +31,13 @@ pub mod gemma_syntax;
 pub mod gigachat3;
 pub mod glm45;
 pub mod gpt_oss;
-pub mod granite;
-pub mod granite_20b_fc;
 pub mod hermes;
-pub mod hunyuan;
-pub mod internlm2;
-pub mod jamba;
 mod json_document;
 pub mod json_strict;
 pub mod json_value;
 pub mod kimi_k2;
 pub mod lfm2;
 pub mod llama3_json;
-pub mod longcat;
 pub mod method;
 pub mod minimax_m1;
 pub mod minimax_m2;
@@ -159,19 +152,19 @@ impl ProtocolSet {
             Arc::new(mistral::Mistral),
             Arc::new(mistral_v11::MistralV11),
             Arc::new(llama3_json::Llama3Json),
-            Arc::new(granite::Granite),
-            Arc::new(internlm2::InternLm2),
-            Arc::new(jamba::Jamba),
+            declared::builtin("granite"),
+            declared::builtin("internlm2"),
+            declared::builtin("jamba"),
             Arc::new(phi4_mini::Phi4Mini),
             Arc::new(xlam::Xlam),
-            Arc::new(functionary_v31::FunctionaryV31),
+            declared::builtin("functionary_v31"),
             Arc::new(functionary_v32::FunctionaryV32),
             Arc::new(command_r::CommandR),
             Arc::new(gpt_oss::GptOss),
-            Arc::new(hunyuan::Hunyuan),
+            declared::builtin("hunyuan"),
             Arc::new(minimax_m1::MinimaxM1),
-            Arc::new(granite_20b_fc::Granite20bFc),
-            Arc::new(longcat::LongCat),
+            declared::builtin("granite_20b_fc"),
+            declared::builtin("longcat"),
             Arc::new(pythonic::Pythonic),
             Arc::new(json_strict::JsonStrict),
             Arc::new(xml_tag::XmlTag),

@@ -8,11 +8,14 @@ use serde_json::json;
 
 use crate::calls::{call_from_json, error, parse_json, push_request};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::jamba::{CLOSE, OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
+
+/// Jamba's tag (Jamba is a described format: `formats/jamba.toml`).
+const OPEN: &str = "<tool_calls>";
+const CLOSE: &str = "</tool_calls>";
 
 const FRAMING: Framing = Framing {
     rules: &[THINK, Rule::call(OPEN, Close::Marker(CLOSE)).lenient()],

@@ -24,7 +24,7 @@ pub fn decode(
 ) {
     let Some(regex) = &spec.regex else {
         // Without a regex only JSON can name its calls (checked when the file was read).
-        push_json_calls(out, text, body, block, format, "the call block");
+        push_json_calls(out, text, body, block, format, &spec.what);
         return;
     };
     let inside = text.get(body.start..body.end).unwrap_or_default();
@@ -51,7 +51,7 @@ pub fn decode(
             error(
                 out,
                 DiagnosticCode::MissingToolName,
-                "a call's name group matched nothing; the call is skipped".to_owned(),
+                format!("a call in {} has no name; it is skipped", spec.what),
                 span,
             );
             continue;
@@ -64,7 +64,8 @@ pub fn decode(
             .arguments
             .map(|range| Span::new(body.start + range.start, body.start + range.end));
         match (spec.encoding, arguments) {
-            (Encoding::Json, Some(args)) if !blank(text, args) => {
+            // The JSON after the match must be there; an empty `arguments` group is no arguments.
+            (Encoding::Json, Some(args)) if found.value_after || !blank(text, args) => {
                 push_named_call(out, text, span, args, format, name, id);
             }
             (Encoding::KeyValue, Some(args)) => {
@@ -90,6 +91,8 @@ struct Found {
     whole: Range<usize>,
     name: Range<usize>,
     arguments: Option<Range<usize>>,
+    /// The arguments are the value after the match (no `arguments` group).
+    value_after: bool,
     id: Option<Range<usize>>,
 }
 
@@ -111,21 +114,25 @@ fn find_calls(regex: &regex::Regex, encoding: Encoding, inside: &str) -> Vec<Fou
         let arguments = match captures.name("arguments") {
             Some(group) => Some(group.range()),
             None if encoding == Encoding::Json => {
+                // Anything else after the match is read (and reported) as the arguments.
                 let value = (end..bytes.len()).find(|&i| !bytes[i].is_ascii_whitespace());
-                value
-                    .filter(|&i| matches!(bytes[i], b'{' | b'['))
-                    .map(|start| {
-                        let stop = value_end(Syntax::Json, bytes, start).unwrap_or(bytes.len());
-                        end = stop;
-                        start..stop
-                    })
+                Some(value.map_or(end..end, |start| {
+                    let stop = match bytes[start] {
+                        b'{' | b'[' => value_end(Syntax::Json, bytes, start).unwrap_or(bytes.len()),
+                        _ => bytes.len(),
+                    };
+                    end = stop;
+                    start..stop
+                }))
             }
             None => None,
         };
+        let value_after = encoding == Encoding::Json && captures.name("arguments").is_none();
         found.push(Found {
             whole: whole.start()..end,
             name: name.range(),
             arguments,
+            value_after,
             id: captures.name("id").map(|m| m.range()),
         });
         // An empty match must still move on, to the next character.

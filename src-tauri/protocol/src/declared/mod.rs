@@ -14,7 +14,6 @@
 use std::sync::Arc;
 
 use crate::framing::{Block, Close, Framing, Rule};
-use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -22,6 +21,11 @@ use crate::{Protocol, ToolDefinitionInput};
 mod body;
 mod intern;
 pub mod spec;
+mod template;
+
+/// The prompt of a description that does not write its own.
+const DEFAULT_PROMPT: &str =
+    "# Tools\n\nYou may call one or more of these functions. Write each call as:\n{example}\n\n{each}";
 
 use spec::Spec;
 pub use spec::{Encoding, SpecError};
@@ -35,6 +39,42 @@ pub struct DeclaredFormat {
     /// Index of the call rule in the framing.
     call_rule: usize,
     spec: Arc<Spec>,
+}
+
+/// Built-in formats that are only markers around JSON: described like a person's own, so there is
+/// one way to describe a format (`src-tauri/protocol/formats/`).
+const BUILTIN: [&str; 7] = [
+    include_str!("../../formats/jamba.toml"),
+    include_str!("../../formats/longcat.toml"),
+    include_str!("../../formats/granite_20b_fc.toml"),
+    include_str!("../../formats/hunyuan.toml"),
+    include_str!("../../formats/internlm2.toml"),
+    include_str!("../../formats/granite.toml"),
+    include_str!("../../formats/functionary_v31.toml"),
+];
+
+/// The built-in described format `id`, read once per process.
+///
+/// # Panics
+/// When `id` is not one of [`BUILTIN`] or its description is invalid: both are fixed at compile
+/// time and checked by this module's tests.
+pub fn builtin(id: &str) -> Arc<dyn Protocol> {
+    static FORMATS: std::sync::OnceLock<Vec<Arc<dyn Protocol>>> = std::sync::OnceLock::new();
+    let formats = FORMATS.get_or_init(|| {
+        BUILTIN
+            .iter()
+            .map(|source| {
+                let format = DeclaredFormat::from_toml(source)
+                    .unwrap_or_else(|e| panic!("a built-in format description is invalid: {e}"));
+                Arc::new(format) as Arc<dyn Protocol>
+            })
+            .collect()
+    });
+    formats
+        .iter()
+        .find(|format| format.id() == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no built-in format description '{id}'"))
 }
 
 /// The example descriptions shipped in `examples/formats/`, built in so the tests, the fuzz
@@ -126,45 +166,29 @@ impl Protocol for DeclaredFormat {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = match &self.spec.prompt.preamble {
-            Some(preamble) => format!("{}\n\n", preamble.trim_end()),
-            None => format!(
-                "# Tools\n\nYou may call one or more of these functions. Write each call as:\n{}\n\n",
-                self.call_example()
-            ),
-        };
-        for definition in function_definitions(tools) {
-            out.push_str(&definition.to_string());
-            out.push('\n');
-        }
-        out
+        let prompt = &self.spec.prompt;
+        let template = prompt.template.as_deref().unwrap_or(DEFAULT_PROMPT);
+        // The example is ours, not the person's text: put it in before the tools go in.
+        let example = self.call_example();
+        let template = template::render(template, |name| {
+            (name == "example").then(|| example.clone())
+        });
+        template::prompt(
+            &template,
+            prompt.each.as_deref().unwrap_or("{definition}\n"),
+            tools,
+        )
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        let start = self
-            .spec
-            .results
-            .start
-            .as_deref()
-            .unwrap_or("<tool_response>\n");
-        let end = self
-            .spec
-            .results
-            .end
-            .as_deref()
-            .unwrap_or("\n</tool_response>\n");
-        let mut out = String::new();
-        for result in results {
-            let body = serde_json::json!({
-                "name": result.tool_name,
-                "tool_call_id": result.request_id,
-                "content": result_value(result),
-            });
-            out.push_str(start);
-            out.push_str(&body.to_string());
-            out.push_str(end);
-        }
-        out
+        let spec = &self.spec.results;
+        template::results(
+            spec.template.as_deref().unwrap_or("{each}"),
+            spec.each
+                .as_deref()
+                .unwrap_or("<tool_response>\n{result}\n</tool_response>\n"),
+            results,
+        )
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -65,19 +65,23 @@ struct RawSpec {
     results: ResultsSpec,
 }
 
-/// What the model is told, before the tool list.
+/// What the model is told: `template` with `{each}` (every tool through `each`), `{example}`
+/// (a call written in this format), `{definitions_list}`, `{definitions_pretty}` and
+/// `{functions_list}` (see `template`).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptSpec {
-    pub preamble: Option<String>,
+    pub template: Option<String>,
+    pub each: Option<String>,
 }
 
-/// How results are fed back: each between these markers.
+/// How results are fed back: `template` with `{each}` (every result through `each`) and
+/// `{results}` (all of them as one JSON list).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResultsSpec {
-    pub start: Option<String>,
-    pub end: Option<String>,
+    pub template: Option<String>,
+    pub each: Option<String>,
 }
 
 /// A checked description.
@@ -98,6 +102,8 @@ pub struct Spec {
     pub tokens: Vec<String>,
     pub prompt: PromptSpec,
     pub results: ResultsSpec,
+    /// How diagnostics name a block ("the <tool_calls> block").
+    pub what: String,
 }
 
 /// The regex may be long but not unbounded: it is compiled on every reload.
@@ -217,6 +223,7 @@ impl Spec {
             ));
         }
         Ok(Self {
+            what: format!("the {start} block"),
             label: raw
                 .label
                 .clone()

@@ -187,3 +187,11 @@ fn the_shipped_examples_are_valid() {
     }
     assert_eq!(examples().len(), EXAMPLES.len());
 }
+
+#[test]
+fn the_built_in_descriptions_are_valid() {
+    for source in BUILTIN {
+        let format = DeclaredFormat::from_toml(source).unwrap_or_else(|e| panic!("{e}\n{source}"));
+        assert!(std::ptr::eq(builtin(format.id()).id(), format.id()));
+    }
+}
