@@ -19,6 +19,9 @@
 //! - A single call object without the list (`<TOOLCALL>{…}</TOOLCALL>`) is read, as vLLM's
 //!   parser wraps it; llama.cpp requires the list.
 //! - A reply cut off inside `<TOOLCALL>` keeps the calls that were complete, with a warning.
+//! - The template's generation prompt opens `<think>`, so a reply may start inside its thoughts
+//!   and close them with a lone `</think>`: those thoughts stay in the content (llama.cpp, told
+//!   thinking was forced open, makes them reasoning). The calls after them are unaffected.
 
 use serde_json::Value;
 
