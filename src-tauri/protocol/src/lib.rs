@@ -11,10 +11,12 @@
 //! lists the formats and how to add one.
 
 pub mod anthropic;
+pub mod apertus;
 pub mod balanced;
 pub mod call_json;
 pub mod calls;
 pub mod coerce;
+pub mod command_a;
 pub mod command_r;
 pub mod declared;
 pub mod deepseek_v3;
@@ -38,11 +40,13 @@ pub mod json_value;
 pub mod kimi_k2;
 pub mod lfm2;
 pub mod llama3_json;
+pub mod llama_cpp_generic;
 pub mod method;
 pub mod minimax_m1;
 pub mod minimax_m2;
 pub mod mistral;
 pub mod mistral_v11;
+pub mod nemotron_v2;
 pub mod olmo3;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -160,6 +164,9 @@ impl ProtocolSet {
             declared::builtin("functionary_v31"),
             Arc::new(functionary_v32::FunctionaryV32),
             Arc::new(command_r::CommandR),
+            Arc::new(command_a::CommandA),
+            Arc::new(nemotron_v2::NemotronV2),
+            Arc::new(apertus::Apertus),
             Arc::new(gpt_oss::GptOss),
             declared::builtin("hunyuan"),
             Arc::new(minimax_m1::MinimaxM1),
@@ -167,6 +174,8 @@ impl ProtocolSet {
             declared::builtin("longcat"),
             Arc::new(pythonic::Pythonic),
             Arc::new(json_strict::JsonStrict),
+            // After json_strict: a {"tool_calls": [...]} reply is both, with the same calls.
+            Arc::new(llama_cpp_generic::LlamaCppGeneric),
             Arc::new(xml_tag::XmlTag),
             Arc::new(openai_chat::OpenAiChat),
             Arc::new(anthropic::Anthropic),

@@ -15,6 +15,8 @@ const API_FORMATS: &[&str] = &[
     "anthropic",
     "openai_responses",
     "gemini",
+    // llama.cpp's generic JSON object: its {"tool_calls": [...]} replies are json_strict's.
+    "llama_cpp_generic",
 ];
 
 fn fixtures_root() -> PathBuf {
@@ -90,6 +92,18 @@ const DETECTED_AS_OTHER: &[(&str, &str, &str)] = &[
         "json_strict",
         "08_openai_message_is_not_json_strict.txt",
         "openai_chat",
+    ),
+    // llama.cpp's parallel-call shape is JSON_Strict's, read with the same calls.
+    (
+        "llama_cpp_generic",
+        "02_tool_calls_with_ids.txt",
+        "json_strict",
+    ),
+    ("llama_cpp_generic", "06_parallel_calls.txt", "json_strict"),
+    (
+        "llama_cpp_generic",
+        "07_bad_call_keeps_neighbours.txt",
+        "json_strict",
     ),
 ];
 
