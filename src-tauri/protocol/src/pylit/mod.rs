@@ -51,6 +51,7 @@
 //! literals and [`numbers`] number literals.
 
 mod calls;
+mod lines;
 mod numbers;
 mod strings;
 mod values;
@@ -126,6 +127,13 @@ pub fn parse_call_list(src: &str) -> CallList {
 /// them in between (a megabyte reply holds thousands). Returns [`CallList::end`].
 pub fn for_each_call(src: &str, each: impl FnMut(Result<Call, Error>)) -> Option<usize> {
     Parser::new(src).call_list(each)
+}
+
+/// Reads calls written one per line (`f(a=1)\ng(b=2)`, each maybe inside `print(…)`),
+/// handing each call, or the error that cost it, to `each`. A bad line is skipped; a call the
+/// text ends inside ends the reading.
+pub fn for_each_call_line(src: &str, each: impl FnMut(Result<Call, Error>)) {
+    Parser::new(src).call_lines(each)
 }
 
 /// Reads `src` as exactly one literal (surrounding whitespace allowed).
