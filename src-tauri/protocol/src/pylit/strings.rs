@@ -51,6 +51,7 @@ impl<'a> Parser<'a> {
         let piece_start = out.len();
         let triple = self.bytes.get(self.pos..self.pos + 3) == Some(&[quote; 3][..]);
         self.pos += if triple { 3 } else { 1 };
+        let content = self.pos;
         // Where a `'…'` string with an unescaped quote inside really ends, once decided.
         let mut closing: Option<usize> = None;
         loop {
@@ -92,7 +93,7 @@ impl<'a> Parser<'a> {
                         break;
                     }
                     if closing.is_none() {
-                        let end = self.nested_quote_end(quote, at)?;
+                        let end = self.nested_quote_end(quote, content, at)?;
                         if end == at {
                             break;
                         }
@@ -131,36 +132,49 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// The quote that ends a `quote`-string whose quote at `first` cannot (a nested, unescaped
-    /// quote: `'sed -n '1,5p' f.py'`): the one later quote that can end a string and leaves
-    /// the brackets open around the string balanced up to the end of the call. None or several
-    /// is an error, as vLLM and SGLang then drop the call rather than guess.
-    fn nested_quote_end(&mut self, quote: u8, first: usize) -> Result<usize, Error> {
+    /// The quote that ends a `quote`-string (its text starting at `content`) whose quote at
+    /// `first` cannot (a nested, unescaped quote: `'sed -n '1,5p' f.py'`): the one later quote
+    /// that can end a string and leaves the brackets open around the string balanced up to the
+    /// end of the call. Quotes past a bracket that closes more than the string opened are not
+    /// considered: taking one would swallow the next call into this string (SGLang checks the
+    /// same by counting calls). None or several is an error, as vLLM and SGLang then drop the
+    /// call rather than guess.
+    fn nested_quote_end(
+        &mut self,
+        quote: u8,
+        content: usize,
+        first: usize,
+    ) -> Result<usize, Error> {
         let mut found: Option<usize> = None;
         let mut any_quote = false;
-        let mut i = first + 1;
-        loop {
-            let rest = self.bytes.get(i..).unwrap_or_default();
-            let Some(offset) = memchr::memchr2(quote, b'\\', rest) else {
-                break;
-            };
-            if !self.spend(offset + 1) {
+        // Brackets alone, ignoring quotes (which are in doubt): what the string itself opened.
+        let mut depth = 0usize;
+        let mut i = content;
+        while let Some(&b) = self.bytes.get(i) {
+            if !self.spend(1) {
                 break;
             }
-            let at = i + offset;
-            if self.bytes[at] == b'\\' {
-                i = at + 2;
-                continue;
+            match b {
+                b'\\' => i += 1,
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => match depth.checked_sub(1) {
+                    Some(less) => depth = less,
+                    None => break,
+                },
+                _ if b == quote && i > first => {
+                    any_quote = true;
+                    if self.can_end_string(i + 1) && self.balanced_after(i + 1) {
+                        if found.is_some() {
+                            return Err(
+                                self.nested_quote_error(first, "several later quotes could end it")
+                            );
+                        }
+                        found = Some(i);
+                    }
+                }
+                _ => {}
             }
-            any_quote = true;
-            i = at + 1;
-            if !self.can_end_string(i) || !self.balanced_after(i) {
-                continue;
-            }
-            if found.is_some() {
-                return Err(self.nested_quote_error(first, "several later quotes could end it"));
-            }
-            found = Some(at);
+            i += 1;
         }
         match found {
             Some(at) => Ok(at),
