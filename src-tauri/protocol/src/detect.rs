@@ -8,7 +8,7 @@
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use crate::framing::{BlockKind, Framing, Open};
+use crate::framing::{call_list_at, BlockKind, Framing, Match, Open};
 
 /// What makes a reply look like a format.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,6 +19,10 @@ pub struct Signature {
     pub prefixes: Vec<&'static str>,
 }
 
+/// The prefix standing for a Python call list anywhere in the reply ([`Open::CallList`]): not
+/// text to match but a check [`Detector::candidates`] runs (`[get_weather(` after prose).
+pub const CALL_LIST_ANYWHERE: &str = "[name(";
+
 /// The signature a framing implies: its call rules' openings.
 pub fn framing_signature(framing: Option<Framing>) -> Signature {
     let mut signature = Signature::default();
@@ -27,6 +31,7 @@ pub fn framing_signature(framing: Option<Framing>) -> Signature {
             match rule.open {
                 Open::Marker(m) => signature.markers.push(m),
                 Open::TextStart(p) => signature.prefixes.push(p),
+                Open::CallList => signature.prefixes.push(CALL_LIST_ANYWHERE),
             }
         }
     }
@@ -97,8 +102,14 @@ impl Detector {
             }
         }
         let start = reply_start(text);
+        let mut call_list = None;
         for &(owner, prefix) in &self.prefixes {
-            if start.starts_with(prefix) && best[owner].is_none() {
+            let found = if prefix == CALL_LIST_ANYWHERE {
+                *call_list.get_or_insert_with(|| has_call_list(text))
+            } else {
+                start.starts_with(prefix)
+            };
+            if found && best[owner].is_none() {
                 best[owner] = Some(0);
             }
         }
@@ -107,6 +118,13 @@ impl Detector {
             .filter_map(|(i, b)| b.map(|specificity| (i, specificity)))
             .collect()
     }
+}
+
+/// Whether a Python call list opens anywhere in `text` (outside nothing: reasoning included,
+/// which at worst adds a candidate that then finds no calls).
+fn has_call_list(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'[', bytes).any(|at| call_list_at(bytes, at, true) == Match::Yes)
 }
 
 /// The reply without leading whitespace and leading `<think>…</think>` reasoning.

@@ -1,13 +1,24 @@
-//! Liquid LFM2: `<|tool_call_start|>[get_weather(location="Paris")]<|tool_call_end|>`.
+//! Liquid LFM2 / LFM2.5: `<|tool_call_start|>[get_weather(location="Paris")]<|tool_call_end|>`.
 //!
-//! LFM2 writes a pythonic call list between its own tokens (the list is read by
-//! [`super::pythonic::push_call_list`]); tools are listed as JSON between `<|tool_list_start|>`
-//! and `<|tool_list_end|>`, and results come back between `<|tool_response_start|>` and
-//! `<|tool_response_end|>`.
+//! Follows vLLM's `lfm2` tool parser, SGLang's `Lfm2Detector` and llama.cpp's LFM2 handling
+//! (`COMMON_CHAT_FORMAT_LFM2_WITH_JSON_TOOLS`, `models/templates/llama-cpp-lfm2.jinja`). LFM2
+//! writes a pythonic call list between its own tokens (read by
+//! [`super::pythonic::push_call_list`], so `True` and `true` alike become JSON `true`); when
+//! the system prompt asks for JSON it writes `[{"name": …, "arguments": {…}}]` there instead,
+//! possibly pretty-printed, which is read as JSON calls. Text before and after the block is
+//! content (LFM2.5 comments after its calls). Tools are listed as JSON between
+//! `<|tool_list_start|>` and `<|tool_list_end|>`, and results come back between
+//! `<|tool_response_start|>` and `<|tool_response_end|>`.
+//!
+//! Deliberate differences: a bare call without the list brackets (`<|tool_call_start|>f(a=1)`),
+//! which SGLang accepts, is read too; calls are kept whatever their name (SGLang drops names
+//! not in the request's tools: the workbench reports unknown tools instead); a call with a
+//! positional argument is reported and skipped rather than dropped silently.
 
-use crate::calls::error;
+use crate::calls::{error, push_json_calls};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
+use crate::pylines::push_call_lines;
 use crate::pythonic::push_call_list;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -58,22 +69,36 @@ impl Protocol for Lfm2 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = &text[block.body.start..block.body.end];
+        let body = text
+            .get(block.body.start..block.body.end)
+            .unwrap_or_default();
         let lead = body.len() - body.trim_start().len();
         let trimmed = body.trim();
         let list = Span::new(
             block.body.start + lead,
             block.body.start + lead + trimmed.len(),
         );
-        if !trimmed.starts_with('[') {
+        // JSON mode: the list holds objects (`[{"name"…`), as all three references check first.
+        let json_mode = trimmed.starts_with('{')
+            || trimmed
+                .strip_prefix('[')
+                .is_some_and(|rest| rest.trim_start().starts_with('{'));
+        if json_mode {
+            push_json_calls(out, text, list, block.span, self.id(), "the JSON call list");
+        } else if trimmed.starts_with('[') {
+            push_call_list(out, text, list, block.span, self.id());
+        } else if trimmed.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            push_call_lines(out, text, list, self.id());
+        } else {
             error(
                 out,
                 DiagnosticCode::InvalidJson,
-                format!("{CALL_START} must be followed by a Python list of calls, [f(a=1)]; the block is skipped"),
+                format!(
+                    "{CALL_START} must be followed by a Python list of calls, [f(a=1)], or a \
+                     JSON list of calls; the block is skipped"
+                ),
                 block.span,
             );
-            return;
         }
-        push_call_list(out, text, list, block.span, self.id());
     }
 }

@@ -1,18 +1,28 @@
-//! Pythonic tool calls (Llama 3.2, Llama 4, ToolACE): the reply is a Python list of calls,
+//! Pythonic tool calls (Llama 3.2, Llama 4, ToolACE): a Python list of calls,
 //! `[get_weather(city='Paris'), get_time(tz='Europe/Paris')]`.
 //!
-//! These models were tuned to answer a tool request with Python call syntax instead of JSON,
-//! and vLLM / SGLang serve them with a "pythonic" parser. The list is the whole reply, after
-//! optional whitespace and an optional `<think>…</think>`; Llama 4 may also wrap it as
-//! `<|python_start|>[…]<|python_end|>`. The scanner finds where the list ends (a balanced
-//! Python value), and [`super::pylit`] reads it: arguments come out typed (strings, numbers,
-//! booleans, `None`, lists, tuples, dicts), one request per call, each spanning its own text.
+//! Follows vLLM's `pythonic` and `llama4_pythonic` tool parsers and SGLang's
+//! `PythonicDetector` (with their tests), and Meta's Llama 3.2 / Llama 4 prompt format. The list
+//! is usually the whole reply, after optional whitespace and an optional `<think>…</think>`;
+//! Llama 4 may wrap it as `<|python_start|>[…]<|python_end|>`. As SGLang does, a list may also
+//! follow prose (`I'll check. [get_weather(city='Tokyo')]`), with the prose kept as content.
+//! The scanner finds where the list ends (a balanced Python value), and [`super::pylit`]
+//! reads it: arguments come out typed (strings, numbers, `True`/`true`, `None`/`null`, lists,
+//! tuples, sets, dicts), one request per call, each spanning its own text.
 //!
 //! A reply that starts with `[` but does not go on like a call (`[1] See …`, `[Note] …`) is
-//! prose, as vLLM treats it: it stays content and raises nothing. Within a real list, a bad
-//! call (a positional argument, a value that is not a literal) is reported and skipped while
-//! the calls around it are kept; a list cut off at the end keeps the calls that completed.
-//! Results go back in Llama's `ipython` turn, as in [`super::llama3_json`].
+//! prose, as vLLM treats it: it stays content and raises nothing. Later in a reply only a `[`
+//! directly followed by `name(` can open a list (never `[this](link)` or `[1, 2]`), and such a
+//! list counts only if at least one call in it reads cleanly; otherwise it stays prose, with no
+//! diagnostics. Within a real list, a bad call (a positional argument, a value that is not a
+//! literal) is reported and skipped while the calls around it are kept; a list cut off at the
+//! end keeps the calls that completed. Results go back in Llama's `ipython` turn, as in
+//! [`super::llama3_json`].
+//!
+//! Deliberate differences: calls are kept whatever their name (SGLang drops names missing from
+//! the request's tools; the workbench reports unknown tools instead); a positional argument is
+//! reported and its call skipped (vLLM and SGLang silently drop the value and keep the call);
+//! vLLM's plain `pythonic` parser does not read a list after prose, SGLang's does, and so do we.
 
 use crate::balanced::Syntax;
 use crate::calls::{error, push_request, warning, Call};
@@ -36,6 +46,7 @@ const FRAMING: Framing = Framing {
         THINK,
         Rule::call(PYTHON_START, PYTHON_LIST).lenient(),
         Rule::at_text_start("[", PYTHON_LIST).lenient(),
+        Rule::call_list(PYTHON_LIST).lenient(),
         // The list ends at its bracket, so the wrapper's end is only a token to drop, like the
         // end-of-turn tokens a raw Llama 3.2 / Llama 4 completion may carry.
         Rule::token(PYTHON_END),
@@ -96,19 +107,28 @@ impl Protocol for Pythonic {
         let Some(body) = text.get(block.body.start..block.body.end) else {
             return;
         };
-        let at_text_start = FRAMING
-            .rules
-            .get(block.rule)
-            .is_some_and(|rule| matches!(rule.open, Open::TextStart(_)));
-        // Only a bare reply can be prose: after <|python_start|> the model said it writes code.
-        if at_text_start && !pylit::looks_like_call_list(body) {
-            out.content.push_str(
-                text.get(block.span.start..block.span.end)
-                    .unwrap_or_default(),
-            );
-            return;
+        let open = FRAMING.rules.get(block.rule).map(|rule| rule.open);
+        let as_prose = |out: &mut ParseOutput| {
+            let span = text.get(block.span.start..block.span.end);
+            out.content.push_str(span.unwrap_or_default());
+        };
+        match open {
+            // Only a bare reply can be prose: after <|python_start|> the model said it writes code.
+            Some(Open::TextStart(_)) if !pylit::looks_like_call_list(body) => as_prose(out),
+            // After prose, a list that yields no clean call was prose too: nothing to report.
+            Some(Open::CallList) => {
+                let mut list = ParseOutput::default();
+                push_call_list(&mut list, text, block.body, block.span, self.id());
+                if list.requests.is_empty() {
+                    as_prose(out);
+                } else {
+                    out.requests.append(&mut list.requests);
+                    out.diagnostics.append(&mut list.diagnostics);
+                    out.content.push_str(&list.content);
+                }
+            }
+            _ => push_call_list(out, text, block.body, block.span, self.id()),
         }
-        push_call_list(out, text, block.body, block.span, self.id());
     }
 }
 
@@ -245,10 +265,29 @@ mod tests {
             assert!(out.diagnostics.is_empty(), "{text}: {:?}", out.diagnostics);
             assert_eq!(out.content, text);
         }
-        // A list later in the reply is not the reply.
-        let out = parse("Sure: [f(a=1)]");
-        assert!(out.requests.is_empty());
-        assert_eq!(out.content, "Sure: [f(a=1)]");
+        // Later in a reply, brackets that do not open a clean call are prose as well.
+        for text in [
+            "see [this](link) and [1, 2]",
+            "xs[f(a=1)] indexes",
+            "call it as [f('x')] please",
+            "[Note] [g(",
+        ] {
+            let out = parse(text);
+            assert!(out.requests.is_empty(), "{text}");
+            assert!(!out.has_errors(), "{text}: {:?}", out.diagnostics);
+            assert_eq!(out.content, text);
+        }
+    }
+
+    #[test]
+    fn a_list_after_prose_is_read_as_sglang_does() {
+        let out = parse("I will check the weather for you. [get_weather(city='Tokyo')] Done.");
+        assert_eq!(
+            calls(&out),
+            vec![("get_weather".to_owned(), json!({"city": "Tokyo"}))]
+        );
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        assert_eq!(out.content, "I will check the weather for you.  Done.");
     }
 
     #[test]

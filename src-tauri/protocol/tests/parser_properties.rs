@@ -60,6 +60,7 @@ fn alphabet() -> Vec<String> {
             for rule in framing.rules {
                 match rule.open {
                     Open::Marker(m) | Open::TextStart(m) => parts.push(m.to_owned()),
+                    Open::CallList => parts.push("[get_weather(".to_owned()),
                 }
                 match rule.close {
                     Close::Marker(m) => parts.push(m.to_owned()),

@@ -16,7 +16,7 @@ pub(super) struct Absent {
 
 /// Whether `marker` is at `at`: yes, no, or maybe (the text ends inside a prefix of it).
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Match {
+pub enum Match {
     Yes,
     No,
     Partial,
@@ -35,6 +35,43 @@ pub(super) fn match_at(text: &[u8], at: usize, marker: &str, eof: bool) -> Match
         Match::Partial
     } else {
         Match::No
+    }
+}
+
+/// Longest name [`call_list_at`] reads before giving up: keeps a streamed reply from being
+/// re-read at length while it waits for the `(`.
+const MAX_CALL_NAME: usize = 128;
+
+/// Whether a Python call list ([`super::Open::CallList`]) opens at `at`: `[`, a dotted name,
+/// `(`. Partial when the text (not yet complete) ends before that is decided.
+pub fn call_list_at(text: &[u8], at: usize, eof: bool) -> Match {
+    if text.get(at) != Some(&b'[') {
+        return Match::No;
+    }
+    if at > 0
+        && matches!(text[at - 1], b'_' | b'.' | b']' | b')' | b'0'..=b'9' | b'A'..=b'Z' | b'a'..=b'z')
+    {
+        return Match::No;
+    }
+    let mut i = at + 1;
+    let mut name_start = true;
+    while let Some(&b) = text.get(i) {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => name_start = false,
+            b'0'..=b'9' if !name_start => {}
+            b'.' if !name_start => name_start = true,
+            b'(' if !name_start => return Match::Yes,
+            _ => return Match::No,
+        }
+        if i - at > MAX_CALL_NAME {
+            return Match::No;
+        }
+        i += 1;
+    }
+    if eof {
+        Match::No
+    } else {
+        Match::Partial
     }
 }
 

@@ -23,6 +23,7 @@ mod markers;
 mod prose;
 mod scanner;
 
+pub use markers::{call_list_at, Match};
 pub use scanner::Scanner;
 
 /// How a block begins.
@@ -33,6 +34,20 @@ pub enum Open {
     /// The reply itself (after leading whitespace or a reasoning block) starts with this text,
     /// which belongs to the body (`[` of a pythonic call list).
     TextStart(&'static str),
+    /// Anywhere in the reply, a `[` directly followed by a (dotted) Python name and `(`
+    /// (`[get_weather(`), unless it follows a name or a closing bracket (`xs[f(1)]` indexes);
+    /// the `[` belongs to the body. Prose with brackets (`[1]`, `[this](link)`) never opens.
+    CallList,
+}
+
+impl Open {
+    /// The text that opens such a block, for messages.
+    pub fn text(self) -> &'static str {
+        match self {
+            Open::Marker(m) | Open::TextStart(m) => m,
+            Open::CallList => "[",
+        }
+    }
 }
 
 /// How a block ends.
@@ -93,6 +108,18 @@ impl Rule {
     pub const fn at_text_start(prefix: &'static str, close: Close) -> Self {
         Self {
             open: Open::TextStart(prefix),
+            close,
+            kind: BlockKind::Call,
+            lenient_end: false,
+            separator: None,
+            may_start_open: false,
+        }
+    }
+
+    /// A Python call list anywhere in the reply ([`Open::CallList`]).
+    pub const fn call_list(close: Close) -> Self {
+        Self {
+            open: Open::CallList,
             close,
             kind: BlockKind::Call,
             lenient_end: false,

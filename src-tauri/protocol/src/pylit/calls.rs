@@ -13,6 +13,9 @@ impl<'a> Parser<'a> {
             return None;
         }
         self.pos += 1;
+        self.open.clear();
+        self.open.push(b']');
+        self.call_floor = 1;
         let mut index = 0;
         loop {
             self.skip_ws();
@@ -183,6 +186,8 @@ impl<'a> Parser<'a> {
         self.values.clear();
         self.entries.clear();
         self.arg_offsets.clear();
+        self.open.truncate(self.call_floor);
+        self.open.push(b')');
         // A call with a semantic problem is still read to its end, so the list goes on.
         let mut problem: Option<Error> = None;
         loop {
@@ -247,6 +252,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.open.truncate(self.call_floor);
         let mut args = Map::with_capacity(self.entries.len());
         for (i, (key, value)) in self.entries.drain(..).enumerate() {
             match args.entry(key) {

@@ -13,32 +13,45 @@
 //! call_list := '[' ( call ( ',' call )* ','? )? ']'
 //! call      := name ( '.' name )* '(' ( argument ( ',' argument )* ','? )? ')'
 //! argument  := name '=' value            (positional arguments are reported: see below)
-//! value     := string+ | number | 'True' | 'False' | 'None'
-//!            | '[' values ']' | '(' values ')' | '{' ( string ':' value ),* '}'
-//! string    := ( 'r' | 'R' | 'u' | 'U' )? ( '…' | "…" | '''…''' | """…""" )
+//! value     := string+ | number | 'True' | 'False' | 'None' | 'true' | 'false' | 'null'
+//!            | '[' values ']' | '(' values ')' | '{' ( value ':' value ),* '}' | '{' values '}'
+//! string    := ( 'r' | 'u' | 'f' )? ( '…' | "…" | '''…''' | """…""" )   (any letter case)
 //! number    := ( '-' | '+' )? ( decimal | float | 0x… | 0o… | 0b… )   ('_' separators allowed)
 //! ```
 //!
-//! Mapping to JSON: tuples and lists become arrays, `(x)` is just `x`, adjacent strings are
-//! concatenated (as Python does), integers stay JSON integers (`3`), floats stay floats (`3.0`),
-//! integers beyond 64 bits become floats (as serde_json does with such JSON). Dict keys must be
-//! strings; a later duplicate key wins, as in Python.
+//! Mapping to JSON: tuples, lists and sets become arrays (sets in written order), `(x)` is just
+//! `x`, adjacent strings are concatenated (as Python does), integers stay JSON integers (`3`),
+//! floats stay floats (`3.0`), integers beyond 64 bits become floats (as serde_json does with
+//! such JSON). Dict keys must be strings; a later duplicate key wins, as in Python.
 //!
 //! Function names may be dotted (`functions.get_weather`); the name is kept exactly as written,
 //! so routing sees what the model wrote and an unknown-tool diagnostic names it faithfully.
 //!
-//! What Python would reject is an error here too (a line break inside a `'…'` string, `007`,
-//! `\x4`, a repeated keyword argument); what the format forbids although Python allows it
-//! (positional arguments, which cannot be mapped onto a JSON object of named arguments) is an
-//! error on that call only. In a list, a bad call is skipped and reading resumes at the next
-//! top-level `,`, so one bad call never hides the good ones around it.
-
+//! Models write Python that Python itself would reject, and the reference servers (vLLM's
+//! shared pythonic helpers, SGLang's LFM2 detector) rewrite it before `ast.parse`; the same
+//! readings are built in here, each changing nothing that is valid Python:
+//! - JSON's `true` / `false` / `null` are read as `True` / `False` / `None` (OLMo 3, LFM2);
+//! - raw line breaks, tabs and NULs inside a `'…'` string are kept as the characters they are;
+//! - zero-padded integers (`month=07`) are decimal (`7`);
+//! - an f-string without placeholders (`f'hi'`) is a plain string;
+//! - a quote that cannot end its string (what follows it is not `,` `)` `]` `}` `:`, another
+//!   string or the end) is taken as part of it when exactly one later quote can end the string
+//!   with the brackets around it still balanced (`cmd='sed -n '1,5p' f.py'`); when none or
+//!   several can, the call is an error, as the references drop it.
+//!
+//! What stays an error (what the references also reject): bytes (`b'…'`), f-strings with
+//! placeholders, `\x4`, non-finite numbers (`1e999`), a repeated keyword argument, names that
+//! are not literals; and what the format forbids although Python allows it (positional
+//! arguments, which cannot be mapped onto a JSON object of named arguments) is an error on that
+//! call only. In a list, a bad call is skipped and reading resumes at the next top-level `,`,
+//! so one bad call never hides the good ones around it.
 //!
 //! The reader is split by what it reads: this file holds the public entry points and the
 //! reader's state, [`calls`] call lists and calls, [`values`] containers, [`strings`] string
 //! literals and [`numbers`] number literals.
 
 mod calls;
+mod lines;
 mod numbers;
 mod strings;
 mod values;
@@ -116,6 +129,13 @@ pub fn for_each_call(src: &str, each: impl FnMut(Result<Call, Error>)) -> Option
     Parser::new(src).call_list(each)
 }
 
+/// Reads calls written one per line (`f(a=1)\ng(b=2)`, each maybe inside `print(…)`),
+/// handing each call, or the error that cost it, to `each`. A bad line is skipped; a call the
+/// text ends inside ends the reading.
+pub fn for_each_call_line(src: &str, each: impl FnMut(Result<Call, Error>)) {
+    Parser::new(src).call_lines(each)
+}
+
 /// Reads `src` as exactly one literal (surrounding whitespace allowed).
 pub fn parse_literal(src: &str) -> Result<Value, Error> {
     let mut parser = Parser::new(src);
@@ -167,6 +187,13 @@ struct Parser<'a> {
     entries: Vec<(String, Value)>,
     /// Where each argument of the current call starts, for duplicate diagnostics.
     arg_offsets: Vec<usize>,
+    /// The closers of the brackets open around the current position, innermost last: what a
+    /// string with an unescaped quote inside must leave balanced (see [`strings`]).
+    open: Vec<u8>,
+    /// How many entries of `open` belong to the enclosing list, below the current call.
+    call_floor: usize,
+    /// Bytes the nested-quote recovery may still scan; keeps the whole read linear.
+    recovery_budget: usize,
 }
 
 fn char_len_at(src: &str, offset: usize) -> usize {
@@ -192,6 +219,9 @@ impl<'a> Parser<'a> {
             values: Vec::new(),
             entries: Vec::new(),
             arg_offsets: Vec::new(),
+            open: Vec::new(),
+            call_floor: 0,
+            recovery_budget: src.len().saturating_mul(8).saturating_add(4096),
         }
     }
 
@@ -295,3 +325,5 @@ impl<'a> Parser<'a> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_lenient;

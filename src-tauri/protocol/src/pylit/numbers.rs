@@ -115,12 +115,8 @@ impl<'a> Parser<'a> {
                 .map(Value::Number)
                 .ok_or_else(|| invalid(self, " JSON can hold (out of range)"));
         }
-        if cleaned.len() > 1 && cleaned.starts_with('0') && cleaned.bytes().any(|b| b != b'0') {
-            return Err(invalid(
-                self,
-                " (Python forbids leading zeros; octal is written 0o…)",
-            ));
-        }
+        // Python rejects `07`; models zero-pad dates and codes (`month=07`), and vLLM and
+        // SGLang read them as decimal, which `parse` does.
         match cleaned.parse::<u128>() {
             Ok(magnitude) => Ok(int_value(magnitude, negative)),
             // Beyond 128 bits: a float, like any integer too large for 64.

@@ -27,14 +27,14 @@ impl<'a> Parser<'a> {
             b'.' if self.peek_at(start + 1).is_some_and(|d| d.is_ascii_digit()) => self.number(),
             _ if self.at_string_start() => self.string().map(Value::String),
             _ => match self.ident() {
-                Some("True") => Ok(Value::Bool(true)),
-                Some("False") => Ok(Value::Bool(false)),
-                Some("None") => Ok(Value::Null),
+                // JSON's spellings too: OLMo 3 and LFM2 write them, and vLLM's and SGLang's
+                // readers accept them.
+                Some("True" | "true") => Ok(Value::Bool(true)),
+                Some("False" | "false") => Ok(Value::Bool(false)),
+                Some("None" | "null") => Ok(Value::Null),
                 Some(name) => {
                     let hint = match name {
-                        "true" => " (Python spells it True)",
-                        "false" => " (Python spells it False)",
-                        "null" | "none" | "nil" => " (Python spells it None)",
+                        "none" | "nil" => " (Python spells it None)",
                         "inf" | "nan" => " (and not representable in JSON)",
                         _ => "",
                     };
@@ -55,6 +55,7 @@ impl<'a> Parser<'a> {
 
     pub(super) fn list(&mut self, depth: usize) -> Result<Value, Error> {
         self.pos += 1;
+        self.open.push(b']');
         let mark = self.values.len();
         loop {
             self.skip_ws();
@@ -75,6 +76,7 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(self.unexpected("',' or ']' in a list")),
             }
         }
+        self.open.pop();
         Ok(Value::Array(self.values.drain(mark..).collect()))
     }
 
@@ -86,11 +88,13 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             return Ok(Value::Array(Vec::new()));
         }
+        self.open.push(b')');
         let first = self.value(depth + 1)?;
         self.skip_ws();
         match self.peek() {
             Some(b')') => {
                 self.pos += 1;
+                self.open.pop();
                 return Ok(first);
             }
             Some(b',') => self.pos += 1,
@@ -118,41 +122,89 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(self.unexpected("',' or ')' in a tuple")),
             }
         }
+        self.open.pop();
         Ok(Value::Array(self.values.drain(mark..).collect()))
     }
 
+    /// A dict, or a set (`{'a', 'b'}`), which becomes an array in written order: JSON has no
+    /// sets, and vLLM and SGLang read them so.
     pub(super) fn dict(&mut self, depth: usize) -> Result<Value, Error> {
         self.pos += 1;
-        let mark = self.entries.len();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(Map::new()));
+        }
+        self.open.push(b'}');
+        let first_start = self.pos;
+        let first = self.value(depth + 1)?;
+        self.skip_ws();
+        let value = match self.peek() {
+            Some(b':') => self.dict_from(depth, first, first_start)?,
+            Some(b',' | b'}') => self.set_from(depth, first)?,
+            None => return Err(self.end_error("a dict")),
+            Some(_) => return Err(self.unexpected("':' after a dict key, or ',' in a set")),
+        };
+        self.open.pop();
+        Ok(value)
+    }
+
+    /// The rest of a set whose first item is read, up to its `}`.
+    fn set_from(&mut self, depth: usize, first: Value) -> Result<Value, Error> {
+        let mark = self.values.len();
+        self.values.push(first);
         loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    break;
+                }
+                None => return Err(self.end_error("a set")),
+                Some(_) => return Err(self.unexpected("',' or '}' in a set")),
+            }
             self.skip_ws();
             if self.peek() == Some(b'}') {
                 self.pos += 1;
                 break;
             }
-            let key_start = self.pos;
-            let key = match self.value(depth + 1)? {
-                Value::String(key) => key,
-                other => {
-                    return Err(Error {
-                        kind: ErrorKind::Syntax,
-                        offset: key_start,
-                        len: self.pos.saturating_sub(key_start),
-                        message: format!(
-                            "dict keys must be strings (JSON objects have string keys), found {}",
-                            crate::request::json_kind(&other)
-                        ),
-                    })
-                }
+            let item = self.value(depth + 1)?;
+            self.values.push(item);
+        }
+        Ok(Value::Array(self.values.drain(mark..).collect()))
+    }
+
+    /// The rest of a dict whose first key is read (`pos` on its `:`), up to its `}`.
+    fn dict_from(
+        &mut self,
+        depth: usize,
+        first: Value,
+        first_start: usize,
+    ) -> Result<Value, Error> {
+        let mark = self.entries.len();
+        let mut key = first;
+        let mut key_start = first_start;
+        loop {
+            let Value::String(name) = key else {
+                return Err(Error {
+                    kind: ErrorKind::Syntax,
+                    offset: key_start,
+                    len: self.pos.saturating_sub(key_start),
+                    message: format!(
+                        "dict keys must be strings (JSON objects have string keys), found {}",
+                        crate::request::json_kind(&key)
+                    ),
+                });
             };
             self.skip_ws();
             match self.peek() {
                 Some(b':') => self.pos += 1,
                 None => return Err(self.end_error("a dict")),
-                Some(_) => return Err(self.unexpected("':' after a dict key (sets are not JSON)")),
+                Some(_) => return Err(self.unexpected("':' after a dict key")),
             }
             let value = self.value(depth + 1)?;
-            self.entries.push((key, value));
+            self.entries.push((name, value));
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -163,6 +215,13 @@ impl<'a> Parser<'a> {
                 None => return Err(self.end_error("a dict")),
                 Some(_) => return Err(self.unexpected("',' or '}' in a dict")),
             }
+            self.skip_ws();
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                break;
+            }
+            key_start = self.pos;
+            key = self.value(depth + 1)?;
         }
         // A later duplicate key replaces the value and keeps the first position, as in Python.
         let entries = self.entries.drain(mark..);

@@ -21,7 +21,7 @@ impl Scanner {
         };
         let reopen = match r.open {
             Open::Marker(m) => Some(m),
-            Open::TextStart(_) => None,
+            Open::TextStart(_) | Open::CallList => None,
         };
         let set = |scanner: &mut Self, phase: Phase| {
             scanner.state = State::Balanced {
@@ -95,9 +95,7 @@ impl Scanner {
                     }
                     None => {
                         let at = self.pos;
-                        let open = match r.open {
-                            Open::Marker(m) | Open::TextStart(m) => m,
-                        };
+                        let open = r.open.text();
                         let marker = if after.is_empty() { open } else { after };
                         events.push(ScanEvent::Diagnostic(diagnostic(
                             Severity::Error,

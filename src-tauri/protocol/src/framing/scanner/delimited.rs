@@ -6,9 +6,7 @@ use super::*;
 impl Scanner {
     pub(super) fn unclosed(&self, rule: usize, span: Span, why: &str) -> Diagnostic {
         let r = self.framing.rules[rule];
-        let open = match r.open {
-            Open::Marker(m) | Open::TextStart(m) => m,
-        };
+        let open = r.open.text();
         let what = match r.close {
             Close::Marker(close) => format!("'{open}' is not closed by '{close}'"),
             Close::Balanced { after, .. } if !after.is_empty() => {

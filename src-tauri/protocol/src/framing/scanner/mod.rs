@@ -4,7 +4,7 @@
 use crate::balanced::{BalancedScan, Progress};
 use crate::request::{Diagnostic, DiagnosticCode, Severity, Span};
 
-use super::markers::{find_marker, match_at, Absent, Finders, FirstBytes, Match};
+use super::markers::{call_list_at, find_marker, match_at, Absent, Finders, FirstBytes, Match};
 use super::prose::{Prose, Quoted};
 use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
 
@@ -81,6 +81,7 @@ impl Scanner {
             .iter()
             .filter_map(|rule| match rule.open {
                 Open::Marker(marker) => marker.as_bytes().first().copied(),
+                Open::CallList => Some(b'['),
                 Open::TextStart(_) => None,
             })
             .collect();
@@ -296,23 +297,25 @@ impl Scanner {
             let mut partial = false;
             let mut quoted = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
-                if let Open::Marker(marker) = rule.open {
-                    match match_at(bytes, i, marker, eof) {
-                        Match::Yes => match self.prose.quoted(bytes, i, eof) {
-                            Quoted::No => {
-                                self.begin(index, i, i + marker.len(), events);
-                                return true;
-                            }
-                            Quoted::Yes => {
-                                quoted = true;
-                                break;
-                            }
-                            // Wait for the end of the line to tell.
-                            Quoted::Undecided => partial = true,
-                        },
-                        Match::Partial => partial = true,
-                        Match::No => {}
-                    }
+                match opens_at(rule.open, bytes, i, eof) {
+                    Match::Yes => match self.prose.quoted(bytes, i, eof) {
+                        Quoted::No => {
+                            let body_start = match rule.open {
+                                Open::Marker(marker) => i + marker.len(),
+                                Open::TextStart(_) | Open::CallList => i,
+                            };
+                            self.begin(index, i, body_start, events);
+                            return true;
+                        }
+                        Quoted::Yes => {
+                            quoted = true;
+                            break;
+                        }
+                        // Wait for the end of the line to tell.
+                        Quoted::Undecided => partial = true,
+                    },
+                    Match::Partial => partial = true,
+                    Match::No => {}
                 }
             }
             if partial && !quoted {
@@ -341,12 +344,13 @@ impl Scanner {
             i += self.open_first.find(&bytes[i..])?;
             let mut partial = false;
             for rule in self.framing.rules {
-                if let Open::Marker(marker) = rule.open {
-                    match match_at(bytes, i, marker, eof) {
-                        Match::Yes if !marker.is_empty() => return Some((i, Match::Yes)),
-                        Match::Partial => partial = true,
-                        Match::Yes | Match::No => {}
-                    }
+                if rule.open == Open::Marker("") {
+                    continue;
+                }
+                match opens_at(rule.open, bytes, i, eof) {
+                    Match::Yes => return Some((i, Match::Yes)),
+                    Match::Partial => partial = true,
+                    Match::No => {}
                 }
             }
             if partial {
@@ -360,8 +364,18 @@ impl Scanner {
     fn starts_with_open_marker(&self, bytes: &[u8], eof: bool) -> bool {
         self.framing.rules.iter().any(|rule| match rule.open {
             Open::Marker(marker) => match_at(bytes, self.pos, marker, eof) != Match::No,
-            Open::TextStart(_) => false,
+            // At the reply's start the format's own text-start rule reads the list.
+            Open::TextStart(_) | Open::CallList => false,
         })
+    }
+}
+
+/// Whether a block of an opening kind found anywhere (a marker or a call list) starts at `at`.
+fn opens_at(open: Open, bytes: &[u8], at: usize, eof: bool) -> Match {
+    match open {
+        Open::Marker(marker) => match_at(bytes, at, marker, eof),
+        Open::CallList => call_list_at(bytes, at, eof),
+        Open::TextStart(_) => Match::No,
     }
 }
 
