@@ -27,6 +27,7 @@ pub fn framing_signature(framing: Option<Framing>) -> Signature {
             match rule.open {
                 Open::Marker(m) => signature.markers.push(m),
                 Open::TextStart(p) => signature.prefixes.push(p),
+                Open::ObjectWithKey(_) => signature.markers.push("{"),
             }
         }
     }

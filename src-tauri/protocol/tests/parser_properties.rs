@@ -60,6 +60,9 @@ fn alphabet() -> Vec<String> {
             for rule in framing.rules {
                 match rule.open {
                     Open::Marker(m) | Open::TextStart(m) => parts.push(m.to_owned()),
+                    Open::ObjectWithKey(keys) => {
+                        parts.extend(keys.iter().map(|key| format!("{{{key}:")))
+                    }
                 }
                 match rule.close {
                     Close::Marker(m) => parts.push(m.to_owned()),

@@ -28,6 +28,11 @@ pub enum Open {
     /// The reply itself (after leading whitespace or a reasoning block) starts with this text,
     /// which belongs to the body (`[` of a pythonic call list).
     TextStart(&'static str),
+    /// A JSON object anywhere in the reply whose first key is one of these (quoted:
+    /// `"\"name\""`), as models write a bare call after a sentence. The `{` belongs to the body.
+    /// Never right after `[`, `,` or `:`: an object there is an element or a value of a larger
+    /// document (a call list, an API response), which the formats of those documents own.
+    ObjectWithKey(&'static [&'static str]),
 }
 
 /// How a block ends.
@@ -42,7 +47,9 @@ pub enum Close {
     /// formats whose calls are only separated by their openers (`>>>name` in functionary).
     UntilNext,
     /// With the first balanced value (JSON or Python literal) after `after` (an inner marker,
-    /// or "" for right after the opening); only whitespace may precede the value.
+    /// or "" for right after the opening); only whitespace may precede the value. For JSON, a
+    /// `{` before `after` means the inner marker was left out (detokenized away, as in
+    /// `[TOOL_CALLS]name{…}`): the value starts there and the body keeps what precedes it.
     Balanced { after: &'static str, syntax: Syntax },
 }
 
@@ -83,6 +90,17 @@ impl Rule {
     pub const fn at_text_start(prefix: &'static str, close: Close) -> Self {
         Self {
             open: Open::TextStart(prefix),
+            close,
+            kind: BlockKind::Call,
+            lenient_end: false,
+            separator: None,
+        }
+    }
+
+    /// A bare JSON object in the prose: see [`Open::ObjectWithKey`].
+    pub const fn object_with_key(keys: &'static [&'static str], close: Close) -> Self {
+        Self {
+            open: Open::ObjectWithKey(keys),
             close,
             kind: BlockKind::Call,
             lenient_end: false,

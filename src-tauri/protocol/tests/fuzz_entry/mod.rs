@@ -81,6 +81,7 @@ pub fn dictionary() -> String {
         for rule in protocol.framing().map(|f| f.rules).unwrap_or_default() {
             match rule.open {
                 Open::Marker(m) | Open::TextStart(m) => words.push(m),
+                Open::ObjectWithKey(keys) => words.extend(keys.iter().copied()),
             }
             match rule.close {
                 Close::Marker(m) | Close::Balanced { after: m, .. } => words.push(m),

@@ -2,6 +2,7 @@
 //! walk through a JSON or Python value as it arrives.
 
 use super::*;
+use crate::balanced::Syntax;
 
 impl Scanner {
     #[allow(clippy::too_many_arguments)] // the state's fields, destructured by the caller
@@ -21,7 +22,7 @@ impl Scanner {
         };
         let reopen = match r.open {
             Open::Marker(m) => Some(m),
-            Open::TextStart(_) => None,
+            Open::TextStart(_) | Open::ObjectWithKey(_) => None,
         };
         let set = |scanner: &mut Self, phase: Phase| {
             scanner.state = State::Balanced {
@@ -36,6 +37,20 @@ impl Scanner {
                 // The inner marker must come before the rule's own opening marker recurs.
                 let hit = self.find_from_pos(bytes, after, eof);
                 let limit = hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
+                if syntax == Syntax::Json {
+                    // `name{…}` with the inner marker left out: the value starts at the brace,
+                    // unless the rule's own marker recurs first.
+                    let again = reopen.and_then(|m| {
+                        find_marker(&bytes[..limit], self.pos, m, &self.finders, eof)
+                            .map(|(at, _)| at)
+                    });
+                    let brace_limit = again.unwrap_or(limit);
+                    if let Some(offset) = memchr::memchr(b'{', &bytes[self.pos..brace_limit]) {
+                        self.pos += offset;
+                        set(self, Phase::SeekValue);
+                        return true;
+                    }
+                }
                 let again = reopen
                     .and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof));
                 match (hit, again) {
@@ -97,6 +112,7 @@ impl Scanner {
                         let at = self.pos;
                         let open = match r.open {
                             Open::Marker(m) | Open::TextStart(m) => m,
+                            Open::ObjectWithKey(_) => "{",
                         };
                         let marker = if after.is_empty() { open } else { after };
                         events.push(ScanEvent::Diagnostic(diagnostic(

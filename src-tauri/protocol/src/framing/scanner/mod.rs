@@ -74,6 +74,7 @@ impl Scanner {
             .iter()
             .filter_map(|rule| match rule.open {
                 Open::Marker(marker) => marker.as_bytes().first().copied(),
+                Open::ObjectWithKey(_) => Some(b'{'),
                 Open::TextStart(_) => None,
             })
             .collect();
@@ -281,15 +282,13 @@ impl Scanner {
             i += offset;
             let mut partial = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
-                if let Open::Marker(marker) = rule.open {
-                    match match_at(bytes, i, marker, eof) {
-                        Match::Yes => {
-                            self.begin(index, i, i + marker.len(), events);
-                            return true;
-                        }
-                        Match::Partial => partial = true,
-                        Match::No => {}
+                match opens_at(bytes, i, rule.open, eof) {
+                    Some((Match::Yes, body_start)) => {
+                        self.begin(index, i, body_start, events);
+                        return true;
                     }
+                    Some((Match::Partial, _)) => partial = true,
+                    _ => {}
                 }
             }
             if partial {
@@ -318,12 +317,12 @@ impl Scanner {
             i += self.open_first.find(&bytes[i..])?;
             let mut partial = false;
             for rule in self.framing.rules {
-                if let Open::Marker(marker) = rule.open {
-                    match match_at(bytes, i, marker, eof) {
-                        Match::Yes if !marker.is_empty() => return Some((i, Match::Yes)),
-                        Match::Partial => partial = true,
-                        Match::Yes | Match::No => {}
+                match opens_at(bytes, i, rule.open, eof) {
+                    Some((Match::Yes, body_start)) if body_start > i || !is_marker(rule.open) => {
+                        return Some((i, Match::Yes))
                     }
+                    Some((Match::Partial, _)) => partial = true,
+                    _ => {}
                 }
             }
             if partial {
@@ -335,9 +334,8 @@ impl Scanner {
     }
 
     fn starts_with_open_marker(&self, bytes: &[u8], eof: bool) -> bool {
-        self.framing.rules.iter().any(|rule| match rule.open {
-            Open::Marker(marker) => match_at(bytes, self.pos, marker, eof) != Match::No,
-            Open::TextStart(_) => false,
+        self.framing.rules.iter().any(|rule| {
+            opens_at(bytes, self.pos, rule.open, eof).is_some_and(|(hit, _)| hit != Match::No)
         })
     }
 
@@ -345,6 +343,7 @@ impl Scanner {
         let r = self.framing.rules[rule];
         let open = match r.open {
             Open::Marker(m) | Open::TextStart(m) => m,
+            Open::ObjectWithKey(_) => "{",
         };
         let what = match r.close {
             Close::Marker(close) => format!("'{open}' is not closed by '{close}'"),
@@ -479,7 +478,18 @@ impl Scanner {
             }
             return false;
         }
-        if bytes[i] == separator {
+        let next_object = match self.framing.rules[rule].open {
+            Open::ObjectWithKey(keys) => object_with_key_at_any(bytes, i, keys, eof),
+            _ => Match::No,
+        };
+        if next_object == Match::Partial {
+            return false;
+        }
+        if next_object == Match::Yes {
+            // Bare objects one after another (`{…}\n{…}`): the next call, no separator needed.
+            self.content_from = i;
+            self.begin(rule, i, i, events);
+        } else if bytes[i] == separator {
             // The separator opens the next block of the same rule; the gap is not content.
             self.content_from = i;
             self.begin(rule, i, i + 1, events);
@@ -488,6 +498,68 @@ impl Scanner {
         }
         true
     }
+}
+
+fn is_marker(open: Open) -> bool {
+    matches!(open, Open::Marker(_))
+}
+
+/// Whether a block of a rule opening with `open` starts at `at`, and where its body starts.
+/// `None` for openings that only count at the start of the reply.
+fn opens_at(bytes: &[u8], at: usize, open: Open, eof: bool) -> Option<(Match, usize)> {
+    match open {
+        Open::Marker(marker) => Some((match_at(bytes, at, marker, eof), at + marker.len())),
+        Open::ObjectWithKey(keys) => Some((object_with_key_at(bytes, at, keys, eof), at)),
+        Open::TextStart(_) => None,
+    }
+}
+
+/// Whether the byte before `at` (whitespace skipped) leaves a `{` there standing on its own:
+/// the reply's start or prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds
+/// that object), a list or object around it (`[`, `,`, `{`, `}`, a key's `":`) or a Python
+/// argument (`(`, `=`).
+fn after_prose(bytes: &[u8], at: usize) -> bool {
+    let before = |end: usize| bytes[..end].iter().rposition(|b| !b.is_ascii_whitespace());
+    let Some(prev) = before(at) else {
+        return true;
+    };
+    match bytes[prev] {
+        b'[' | b',' | b'{' | b'}' | b']' | b'>' | b'|' | b'(' | b'=' => false,
+        b':' => before(prev).is_none_or(|key_end| bytes[key_end] != b'"'),
+        _ => true,
+    }
+}
+
+/// A `{` at `at`, standing on its own ([`after_prose`]), whose first key is one of `keys`
+/// (quoted).
+fn object_with_key_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
+    if !after_prose(bytes, at) {
+        return Match::No;
+    }
+    object_with_key_at_any(bytes, at, keys, eof)
+}
+
+/// A `{` at `at` whose first key is one of `keys` (quoted), whatever precedes it.
+fn object_with_key_at_any(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
+    if bytes.get(at) != Some(&b'{') {
+        return Match::No;
+    }
+    let mut key_at = at + 1;
+    while bytes.get(key_at).is_some_and(u8::is_ascii_whitespace) {
+        key_at += 1;
+    }
+    if key_at == bytes.len() {
+        return if eof { Match::No } else { Match::Partial };
+    }
+    let mut found = Match::No;
+    for key in keys {
+        match match_at(bytes, key_at, key, eof) {
+            Match::Yes => return Match::Yes,
+            Match::Partial => found = Match::Partial,
+            Match::No => {}
+        }
+    }
+    found
 }
 
 const END: &str = "the reply ends first";
