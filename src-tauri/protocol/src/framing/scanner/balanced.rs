@@ -38,15 +38,18 @@ impl Scanner {
                 let hit = self.find_from_pos(bytes, after, eof);
                 let limit = hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
                 if syntax == Syntax::Json {
-                    // `name{…}` with the inner marker left out: the value starts at the brace,
-                    // unless the rule's own marker recurs first.
+                    // `name{…}` with the inner marker left out: the value starts at the brace
+                    // when only a name precedes it, unless the rule's own marker recurs first.
                     let again = reopen.and_then(|m| {
                         find_marker(&bytes[..limit], self.pos, m, &self.finders, eof)
                             .map(|(at, _)| at)
                     });
                     let brace_limit = again.unwrap_or(limit);
-                    if let Some(offset) = memchr::memchr(b'{', &bytes[self.pos..brace_limit]) {
-                        self.pos += offset;
+                    let brace = memchr::memchr(b'{', &bytes[self.pos..brace_limit])
+                        .map(|offset| self.pos + offset)
+                        .filter(|&at| is_bare_name(&bytes[body_start..at]));
+                    if let Some(at) = brace {
+                        self.pos = at;
                         set(self, Phase::SeekValue);
                         return true;
                     }
@@ -197,4 +200,14 @@ impl Scanner {
             }
         }
     }
+}
+
+/// A function name and nothing else (whitespace around it allowed): what may precede the value
+/// when the inner marker was left out. `[{…}]` or prose before a brace is not one.
+fn is_bare_name(bytes: &[u8]) -> bool {
+    let name = bytes.trim_ascii();
+    !name.is_empty()
+        && name
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
