@@ -32,6 +32,7 @@ pub fn framing_signature(framing: Option<Framing>) -> Signature {
                 Open::Marker(m) => signature.markers.push(m),
                 Open::TextStart(p) => signature.prefixes.push(p),
                 Open::CallList => signature.prefixes.push(CALL_LIST_ANYWHERE),
+                Open::ObjectWithKey(_) => signature.markers.push("{"),
             }
         }
     }

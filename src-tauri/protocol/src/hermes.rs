@@ -4,11 +4,26 @@
 //! `<tool_call>\n{"name": …, "arguments": {…}}\n</tool_call>` per call; results go back in
 //! `<tool_response>` tags. A reply cut off inside its last `<tool_call>` (generation stopped at
 //! end-of-sequence) is still decoded, with a warning.
+//!
+//! Follows vLLM's `hermes` parser (`vllm/tool_parsers/hermes_tool_parser.py`) and llama.cpp's
+//! Hermes 2 Pro parser (`common/chat.cpp` `common_chat_parse_hermes_2_pro`, tests
+//! `test_hermes_2_pro_parser`), which also reads what Qwen 2.5 models write instead of the
+//! template's tag: the call object in `<tools>`, `<tool>`, `<response>`, `<json>`, `<JSON>` or
+//! `<xml>` tags (also inside a ```` ```xml ```` fence), `<function=NAME>{…}</function>` inside
+//! `<tool_call>`, and `<function name="NAME">{…}</function>`. Those other tags count only when
+//! the body is a call object (`{"name": …`); otherwise they are prose.
+//!
+//! Deliberate differences, each read by another format that auto-detect picks with the same
+//! calls: a bare `{"name": …}` in the prose is llama3_json's; `<function_call>` is
+//! granite_20b_fc's; a bare `<function=NAME>{…}</function>` is functionary_v31's; a
+//! `<tool_call>` holding `<function=NAME>` with `<parameter=…>` XML (Qwen3-Coder's layout) is
+//! qwen3_coder's: here it is reported, as llama.cpp's and SGLang's Hermes parsers read only JSON
+//! there.
 
-use crate::calls::push_json_calls;
+use crate::calls::{error, find_marker_in, push_json_calls, push_named_call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
-use crate::request::ParseOutput;
+use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -19,15 +34,30 @@ const FRAMING: Framing = Framing {
     rules: &[
         THINK,
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
+        Rule::call(NAMED_FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
+        Rule::call("<tools>", Close::Marker("</tools>")).lenient(),
+        Rule::call("<tool>", Close::Marker("</tool>")).lenient(),
+        Rule::call("<response>", Close::Marker("</response>")).lenient(),
+        Rule::call("<json>", Close::Marker("</json>")).lenient(),
+        Rule::call("<JSON>", Close::Marker("</JSON>")).lenient(),
+        Rule::call("<xml>", Close::Marker("</xml>")).lenient(),
     ],
 };
+
+/// Indices into [`FRAMING`]'s rules; the rest are the other tags Qwen models use.
+const TOOL_CALL_RULE: usize = 1;
+const NAMED_FUNCTION_RULE: usize = 2;
+
+const NAMED_FUNCTION_OPEN: &str = "<function name=\"";
+const FUNCTION_OPEN: &str = "<function=";
+const FUNCTION_CLOSE: &str = "</function>";
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Hermes;
 
 impl Protocol for Hermes {
     fn id(&self) -> &'static str {
-        "hermes"
+        ID
     }
 
     fn label(&self) -> &'static str {
@@ -71,13 +101,83 @@ impl Protocol for Hermes {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        push_json_calls(
+        let body = text
+            .get(block.body.start..block.body.end)
+            .unwrap_or_default();
+        let lead = body.len() - body.trim_start().len();
+        match block.rule {
+            TOOL_CALL_RULE if body.trim_start().starts_with(FUNCTION_OPEN) => {
+                let after = block.body.start + lead + FUNCTION_OPEN.len();
+                function_call(text, block, Span::new(after, block.body.end), ">", out);
+            }
+            TOOL_CALL_RULE => push_json_calls(
+                out,
+                text,
+                block.body,
+                block.span,
+                ID,
+                "the <tool_call> body",
+            ),
+            NAMED_FUNCTION_RULE => function_call(text, block, block.body, "\">", out),
+            _ if starts_call_object(body) => {
+                push_json_calls(out, text, block.body, block.span, ID, "the tag's body");
+            }
+            // A tag around prose, not a call.
+            _ => out.content.push_str(
+                text.get(block.span.start..block.span.end)
+                    .unwrap_or_default(),
+            ),
+        }
+    }
+}
+
+const ID: &str = "hermes";
+
+/// `{` then `"name"`: the body of a tag other than `<tool_call>` is a call only then, as in
+/// llama.cpp (`<tag>\s*\{\s*"name"`).
+fn starts_call_object(body: &str) -> bool {
+    body.trim_start()
+        .strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with("\"name\""))
+}
+
+/// `NAME<name_end>{…}` up to `</function>` (or the block's end): a call of NAME with the JSON
+/// object as its arguments. `rest` starts at the name.
+fn function_call(text: &str, block: &Block, rest: Span, name_end: &str, out: &mut ParseOutput) {
+    let slice = text.get(rest.start..rest.end).unwrap_or_default();
+    let Some(name_len) = find_marker_in(slice, name_end) else {
+        error(
             out,
-            text,
-            block.body,
+            DiagnosticCode::MissingToolName,
+            format!("the function's name is not closed by '{name_end}'; the call is skipped"),
             block.span,
-            self.id(),
-            "the <tool_call> body",
         );
+        return;
+    };
+    let name = slice[..name_len].trim();
+    let json_start = rest.start + name_len + name_end.len();
+    let inner = &slice[name_len + name_end.len()..];
+    let json_end = json_start + find_marker_in(inner, FUNCTION_CLOSE).unwrap_or(inner.len());
+    let json = text.get(json_start..json_end).unwrap_or_default();
+    if name.is_empty() {
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            "the function has no name; the call is skipped".to_owned(),
+            block.span,
+        );
+    } else if json.contains("<parameter=") {
+        error(
+            out,
+            DiagnosticCode::InvalidJson,
+            format!(
+                "'{name}' has <parameter=…> XML arguments (the Qwen3-Coder layout, read by the \
+                 qwen3_coder format), not a JSON object; the call is skipped"
+            ),
+            block.span,
+        );
+    } else {
+        let span = Span::new(json_start, json_end);
+        push_named_call(out, text, block.span, span, ID, name, None);
     }
 }

@@ -1,14 +1,39 @@
-//! Llama 3.1 / 3.2 / 3.3 JSON tool calling: `<|python_tag|>{"name": …, "parameters": {…}}`,
-//! several calls separated by `;`, or the bare JSON object as the whole reply.
+//! Llama 3.1 / 3.2 / 3.3 (and Llama 4 JSON) tool calling: `{"name": …, "parameters": {…}}`,
+//! after `<|python_tag|>` or bare, several calls separated by `;`; Llama 3.1's built-in tools
+//! as `<|python_tag|>brave_search.call(query="…")`.
 //!
-//! Meta's template asks for `{"name": function name, "parameters": dictionary of argument name
+//! Follows vLLM's `llama3_json` parser (`vllm/tool_parsers/llama_tool_parser.py` and its tests
+//! `tests/tool_parsers/test_llama3_json_tool_parser.py`), llama.cpp's Llama 3.x parser
+//! (`common/chat.cpp` `common_chat_parse_llama_3_1`, tests `test_llama_3_x_parser`) and Meta's
+//! template, which asks for `{"name": function name, "parameters": dictionary of argument name
 //! and its value}` and feeds results back in an `ipython` turn. `<|eom_id|>` / `<|eot_id|>`
 //! end-of-turn tokens a raw completion may carry are dropped from the content.
+//!
+//! What is a call:
+//! - after `<|python_tag|>` (up to the next end-of-turn token): JSON calls separated by `;`; a
+//!   built-in tool call `name.call(arg="…", …)` with Python-literal arguments (llama.cpp's
+//!   builtin-tools grammar), read as the call `name`; anything else is raw code for the code
+//!   interpreter, read as a call of `python` with `{"code": …}` (llama.cpp's reading of raw
+//!   code after the tag, as in its functionary v3.1 parser);
+//! - a reply that is a JSON call (the `{` first), with `;` between several;
+//! - a JSON object in the prose, as vLLM finds them: standing on its own (not inside a list or
+//!   after a tag, which other formats own), first key `"name"` (or `"type"`, for
+//!   `{"type": "function", "name": …, "parameters": …}`), holding `"parameters"` or
+//!   `"arguments"`. One without those keys is prose, as in vLLM; calls written one after
+//!   another need no `;`.
+//!
+//! Deliberate differences: the prose around calls stays content (vLLM drops it when it finds a
+//! call); a bad call is reported and skipped while the others are kept (vLLM's batch parser
+//! drops every call when one fails); raw code is the tool `python` (Meta's own stack names it
+//! `code_interpreter`; llama.cpp says `python`).
 
-use crate::calls::push_json_calls;
-use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
+use serde_json::{Map, Value};
+
+use crate::balanced::{value_end, Syntax};
+use crate::calls::{error, push_json_calls, push_request, Call};
+use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_definitions, result_value};
-use crate::request::ParseOutput;
+use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -19,21 +44,29 @@ const FRAMING: Framing = Framing {
         THINK,
         Rule::token("<|eom_id|>"),
         Rule::token("<|eot_id|>"),
-        Rule::call(PYTHON_TAG, JSON_VALUE)
+        Rule::call(PYTHON_TAG, Close::UntilNext),
+        Rule::at_text_start("{", JSON_VALUE)
             .lenient()
             .separated_by(b';'),
-        Rule::at_text_start("{", JSON_VALUE)
+        Rule::object_with_key(&["\"name\"", "\"type\""], JSON_VALUE)
             .lenient()
             .separated_by(b';'),
     ],
 };
+
+/// Indices into [`FRAMING`]'s rules.
+const PYTHON_TAG_RULE: usize = 3;
+const IN_PROSE_RULE: usize = 5;
+
+/// The tool raw code after `<|python_tag|>` is a call of.
+const CODE_TOOL: &str = "python";
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Llama3Json;
 
 impl Protocol for Llama3Json {
     fn id(&self) -> &'static str {
-        "llama3_json"
+        ID
     }
 
     fn label(&self) -> &'static str {
@@ -69,13 +102,132 @@ impl Protocol for Llama3Json {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        push_json_calls(
+        match block.rule {
+            PYTHON_TAG_RULE => decode_python_tag(text, block, out),
+            IN_PROSE_RULE if !is_call_object(text, block.body) => {
+                // JSON in the prose that is no call (`{"name": "x"}` quoted as an example).
+                out.content.push_str(
+                    text.get(block.span.start..block.span.end)
+                        .unwrap_or_default(),
+                );
+            }
+            _ => push_json_calls(out, text, block.body, block.span, ID, "the JSON call"),
+        }
+    }
+}
+
+const ID: &str = "llama3_json";
+
+/// A JSON object with `"parameters"` or `"arguments"`: what vLLM takes for a call in prose.
+/// Text that is not valid JSON counts too, so the broken call gets its diagnostic.
+fn is_call_object(text: &str, body: Span) -> bool {
+    let slice = text.get(body.start..body.end).unwrap_or_default();
+    match serde_json::from_str::<Map<String, Value>>(slice) {
+        Ok(object) => object.contains_key("parameters") || object.contains_key("arguments"),
+        Err(e) => !e.is_data(),
+    }
+}
+
+/// What follows `<|python_tag|>`: JSON calls, a built-in tool call, or code.
+fn decode_python_tag(text: &str, block: &Block, out: &mut ParseOutput) {
+    let body = text
+        .get(block.body.start..block.body.end)
+        .unwrap_or_default();
+    let code = body.trim();
+    if code.is_empty() {
+        error(
             out,
-            text,
-            block.body,
+            DiagnosticCode::InvalidJson,
+            format!("nothing follows {PYTHON_TAG}; expected a call"),
             block.span,
-            self.id(),
-            "the JSON call",
         );
+    } else if code.starts_with(['{', '[']) {
+        json_calls(text, block, out);
+    } else if let Some(name_end) = builtin_call(code) {
+        builtin(text, block, code, name_end, out);
+    } else {
+        let mut args = Map::new();
+        args.insert("code".to_owned(), Value::String(code.to_owned()));
+        let call = Call {
+            name: CODE_TOOL.to_owned(),
+            args,
+            id: None,
+        };
+        push_request(out, text, block.span, ID, call, false);
+    }
+}
+
+/// JSON calls separated by `;` in `text[block.body]`, each its own request (spanned from the
+/// tag or its `;`); prose after them stays content.
+fn json_calls(text: &str, block: &Block, out: &mut ParseOutput) {
+    let bytes = text.as_bytes();
+    let body = block.body;
+    let mut at = body.start;
+    let mut call_start = block.span.start;
+    while at < body.end {
+        match bytes[at] {
+            b';' => {
+                call_start = at;
+                at += 1;
+            }
+            b if b.is_ascii_whitespace() => at += 1,
+            b'{' | b'[' => {
+                let end = value_end(Syntax::Json, &bytes[..body.end], at).unwrap_or(body.end);
+                let call = Span::new(call_start, end);
+                push_json_calls(out, text, Span::new(at, end), call, ID, "the JSON call");
+                at = end;
+            }
+            _ => {
+                out.content
+                    .push_str(text.get(at..body.end).unwrap_or_default());
+                return;
+            }
+        }
+    }
+}
+
+/// `name.call(`: the end of `name` when `code` starts a built-in tool call.
+fn builtin_call(code: &str) -> Option<usize> {
+    let name_end = code
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|&end| end > 0)?;
+    let rest = code[name_end..].trim_start().strip_prefix('.')?;
+    rest.trim_start()
+        .strip_prefix("call")?
+        .trim_start()
+        .starts_with('(')
+        .then_some(name_end)
+}
+
+/// `name.call(a="…", …)`: the call `name`, its keyword arguments read as Python literals.
+fn builtin(text: &str, block: &Block, code: &str, name_end: usize, out: &mut ParseOutput) {
+    let name = &code[..name_end];
+    let list = crate::pylit::parse_call_list(&format!("[{code}]"));
+    match list.items.into_iter().next() {
+        Some(Ok(call)) if list.end.is_some() => {
+            let call = Call {
+                name: name.to_owned(),
+                args: call.args,
+                id: None,
+            };
+            push_request(out, text, block.span, ID, call, false);
+        }
+        Some(Err(e)) => error(
+            out,
+            DiagnosticCode::InvalidJson,
+            format!(
+                "the built-in tool call '{name}.call(…)' is not valid: {}; it is skipped",
+                e.message
+            ),
+            block.span,
+        ),
+        _ => error(
+            out,
+            DiagnosticCode::InvalidJson,
+            format!(
+                "the built-in tool call '{name}.call(…)' is not one complete call; it is skipped"
+            ),
+            block.span,
+        ),
     }
 }

@@ -93,7 +93,9 @@ impl Protocol for LlamaCppGeneric {
         crate::detect::Signature {
             // Not "tool_calls": that reply is json_strict's too, which reads the same calls;
             // being a candidate for it would only add an "also parses as" warning.
-            markers: vec!["\"tool_call\""],
+            // "response" too: a whole-reply answer object must outrank a bare `{` (llama3_json
+            // reads objects in prose); the decoder only takes it when it is the whole reply.
+            markers: vec!["\"tool_call\"", "\"response\""],
             // A whole-reply answer object, as llama.cpp's grammar writes it.
             prefixes: vec!["{\"response\"", "{ \"response\"", "{\n  \"response\""],
         }

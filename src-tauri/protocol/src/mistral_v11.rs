@@ -3,6 +3,15 @@
 //!
 //! Each call repeats the `[TOOL_CALLS]` marker; the arguments are one JSON object, so the
 //! scanner ends a call at its closing brace. Results are `[TOOL_RESULTS]…[/TOOL_RESULTS]`.
+//!
+//! Follows vLLM's `mistral` parser for tokenizers v11+ (`vllm/tool_parsers/mistral_tool_parser.py`,
+//! tests `test_extract_tool_calls` in `tests/tool_parsers/test_mistral_tool_parser.py`) and
+//! llama.cpp's Magistral parser (`common/chat.cpp`, `[THINK]…[/THINK]` reasoning). A reply
+//! detokenized with special tokens skipped has no `[ARGS]`: `[TOOL_CALLS]name{…}` is read the
+//! same way, the arguments starting at the first brace, as vLLM does.
+//!
+//! Deliberate difference: a call whose JSON is cut off at the end of the reply is reported and
+//! skipped; vLLM hands on the partial argument text, which is not JSON a tool could run with.
 
 use serde_json::Value;
 
@@ -67,16 +76,26 @@ impl Protocol for MistralV11 {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let body = &text[block.body.start..block.body.end];
-        let Some(args_at) = find_marker_in(body, ARGS) else {
-            error(
-                out,
-                DiagnosticCode::MissingToolName,
-                format!("{TOOL_CALLS} is not followed by name{ARGS}{{…}}; the call is skipped"),
-                block.span,
-            );
-            return;
+        // `[ARGS]` may be missing: detokenizing with special tokens skipped drops it, leaving
+        // `name{…}` (vLLM reads that too). The arguments then start at the first brace.
+        let (head_end, json_start) = match find_marker_in(body, ARGS) {
+            Some(at) => (at, at + ARGS.len()),
+            None => match body.find('{') {
+                Some(at) => (at, at),
+                None => {
+                    error(
+                        out,
+                        DiagnosticCode::MissingToolName,
+                        format!(
+                            "{TOOL_CALLS} is not followed by name{ARGS}{{…}}; the call is skipped"
+                        ),
+                        block.span,
+                    );
+                    return;
+                }
+            },
         };
-        let head = &body[..args_at];
+        let head = &body[..head_end];
         let (name, id) = match find_marker_in(head, CALL_ID) {
             Some(at) => (
                 head[..at].trim(),
@@ -93,7 +112,7 @@ impl Protocol for MistralV11 {
             );
             return;
         }
-        let json = Span::new(block.body.start + args_at + ARGS.len(), block.body.end);
+        let json = Span::new(block.body.start + json_start, block.body.end);
         push_named_call(out, text, block.span, json, self.id(), name, id);
     }
 }

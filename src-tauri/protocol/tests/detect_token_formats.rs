@@ -22,6 +22,12 @@ const FORMATS: &[&str] = &[
     "vcp",
 ];
 
+/// Replies that mix two formats on purpose: auto-detect may read them either way.
+/// `qwen3_coder/05` interleaves Qwen3-Coder XML calls with Hermes JSON bodies (also
+/// `<function=…>{json}` inside `<tool_call>`, which Hermes reads), so both formats find two
+/// calls with three errors; the tie goes to the earlier format, Hermes.
+const MIXED: &[&str] = &["05_malformed_between_valid.txt"];
+
 fn fixtures(format: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures/parser")
@@ -30,6 +36,12 @@ fn fixtures(format: &str) -> Vec<PathBuf> {
         .expect("fixture directory exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .filter(|p| {
+            format != "qwen3_coder"
+                || !p
+                    .file_name()
+                    .is_some_and(|n| MIXED.iter().any(|m| n.to_str() == Some(m)))
+        })
         .collect();
     cases.sort();
     cases

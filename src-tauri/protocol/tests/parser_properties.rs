@@ -61,6 +61,9 @@ fn alphabet() -> Vec<String> {
                 match rule.open {
                     Open::Marker(m) | Open::TextStart(m) => parts.push(m.to_owned()),
                     Open::CallList => parts.push("[get_weather(".to_owned()),
+                    Open::ObjectWithKey(keys) => {
+                        parts.extend(keys.iter().map(|key| format!("{{{key}:")))
+                    }
                 }
                 match rule.close {
                     Close::Marker(m) => parts.push(m.to_owned()),

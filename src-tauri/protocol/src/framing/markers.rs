@@ -179,3 +179,66 @@ impl FirstBytes {
         }
     }
 }
+
+pub(super) fn is_marker(open: Open) -> bool {
+    matches!(open, Open::Marker(_))
+}
+
+/// Whether a block of a rule opening with `open` starts at `at`, and where its body starts.
+/// `None` for openings that only count at the start of the reply.
+pub(super) fn opens_at(bytes: &[u8], at: usize, open: Open, eof: bool) -> Option<(Match, usize)> {
+    match open {
+        Open::Marker(marker) => Some((match_at(bytes, at, marker, eof), at + marker.len())),
+        Open::ObjectWithKey(keys) => Some((object_with_key_at(bytes, at, keys, eof), at)),
+        Open::CallList => Some((call_list_at(bytes, at, eof), at)),
+        Open::TextStart(_) => None,
+    }
+}
+
+/// Whether the byte before `at` (whitespace skipped) leaves a `{` there standing on its own:
+/// the reply's start or prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds
+/// that object), a list or object around it (`[`, `,`, `{`, `}`, a key's `":`) or a Python
+/// argument (`(`, `=`).
+fn after_prose(bytes: &[u8], at: usize) -> bool {
+    let before = |end: usize| bytes[..end].iter().rposition(|b| !b.is_ascii_whitespace());
+    let Some(prev) = before(at) else {
+        return true;
+    };
+    match bytes[prev] {
+        b'[' | b',' | b'{' | b'}' | b']' | b'>' | b'|' | b'(' | b'=' => false,
+        b':' => before(prev).is_none_or(|key_end| bytes[key_end] != b'"'),
+        _ => true,
+    }
+}
+
+/// A `{` at `at`, standing on its own ([`after_prose`]), whose first key is one of `keys`
+/// (quoted).
+fn object_with_key_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
+    if !after_prose(bytes, at) {
+        return Match::No;
+    }
+    object_with_key_at_any(bytes, at, keys, eof)
+}
+
+/// A `{` at `at` whose first key is one of `keys` (quoted), whatever precedes it.
+pub(super) fn object_with_key_at_any(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
+    if bytes.get(at) != Some(&b'{') {
+        return Match::No;
+    }
+    let mut key_at = at + 1;
+    while bytes.get(key_at).is_some_and(u8::is_ascii_whitespace) {
+        key_at += 1;
+    }
+    if key_at == bytes.len() {
+        return if eof { Match::No } else { Match::Partial };
+    }
+    let mut found = Match::No;
+    for key in keys {
+        match match_at(bytes, key_at, key, eof) {
+            Match::Yes => return Match::Yes,
+            Match::Partial => found = Match::Partial,
+            Match::No => {}
+        }
+    }
+    found
+}

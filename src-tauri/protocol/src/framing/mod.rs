@@ -38,6 +38,11 @@ pub enum Open {
     /// (`[get_weather(`), unless it follows a name or a closing bracket (`xs[f(1)]` indexes);
     /// the `[` belongs to the body. Prose with brackets (`[1]`, `[this](link)`) never opens.
     CallList,
+    /// A JSON object anywhere in the reply whose first key is one of these (quoted:
+    /// `"\"name\""`), as models write a bare call after a sentence. The `{` belongs to the body.
+    /// Never right after `[`, `,` or `:`: an object there is an element or a value of a larger
+    /// document (a call list, an API response), which the formats of those documents own.
+    ObjectWithKey(&'static [&'static str]),
 }
 
 impl Open {
@@ -46,6 +51,7 @@ impl Open {
         match self {
             Open::Marker(m) | Open::TextStart(m) => m,
             Open::CallList => "[",
+            Open::ObjectWithKey(_) => "{",
         }
     }
 }
@@ -62,7 +68,9 @@ pub enum Close {
     /// formats whose calls are only separated by their openers (`>>>name` in functionary).
     UntilNext,
     /// With the first balanced value (JSON or Python literal) after `after` (an inner marker,
-    /// or "" for right after the opening); only whitespace may precede the value.
+    /// or "" for right after the opening); only whitespace may precede the value. For JSON, a
+    /// `{` before `after` means the inner marker was left out (detokenized away, as in
+    /// `[TOOL_CALLS]name{…}`): the value starts there and the body keeps what precedes it.
     Balanced { after: &'static str, syntax: Syntax },
 }
 
@@ -120,6 +128,18 @@ impl Rule {
     pub const fn call_list(close: Close) -> Self {
         Self {
             open: Open::CallList,
+            close,
+            kind: BlockKind::Call,
+            lenient_end: false,
+            separator: None,
+            may_start_open: false,
+        }
+    }
+
+    /// A bare JSON object in the prose: see [`Open::ObjectWithKey`].
+    pub const fn object_with_key(keys: &'static [&'static str], close: Close) -> Self {
+        Self {
+            open: Open::ObjectWithKey(keys),
             close,
             kind: BlockKind::Call,
             lenient_end: false,

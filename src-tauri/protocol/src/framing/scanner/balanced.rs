@@ -2,6 +2,7 @@
 //! walk through a JSON or Python value as it arrives.
 
 use super::*;
+use crate::balanced::Syntax;
 
 impl Scanner {
     #[allow(clippy::too_many_arguments)] // the state's fields, destructured by the caller
@@ -21,7 +22,7 @@ impl Scanner {
         };
         let reopen = match r.open {
             Open::Marker(m) => Some(m),
-            Open::TextStart(_) | Open::CallList => None,
+            Open::TextStart(_) | Open::CallList | Open::ObjectWithKey(_) => None,
         };
         let set = |scanner: &mut Self, phase: Phase| {
             scanner.state = State::Balanced {
@@ -36,6 +37,23 @@ impl Scanner {
                 // The inner marker must come before the rule's own opening marker recurs.
                 let hit = self.find_from_pos(bytes, after, eof);
                 let limit = hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
+                if syntax == Syntax::Json {
+                    // `name{…}` with the inner marker left out: the value starts at the brace
+                    // when only a name precedes it, unless the rule's own marker recurs first.
+                    let again = reopen.and_then(|m| {
+                        find_marker(&bytes[..limit], self.pos, m, &self.finders, eof)
+                            .map(|(at, _)| at)
+                    });
+                    let brace_limit = again.unwrap_or(limit);
+                    let brace = memchr::memchr(b'{', &bytes[self.pos..brace_limit])
+                        .map(|offset| self.pos + offset)
+                        .filter(|&at| is_bare_name(&bytes[body_start..at]));
+                    if let Some(at) = brace {
+                        self.pos = at;
+                        set(self, Phase::SeekValue);
+                        return true;
+                    }
+                }
                 let again = reopen
                     .and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof));
                 match (hit, again) {
@@ -179,4 +197,14 @@ impl Scanner {
             }
         }
     }
+}
+
+/// A function name and nothing else (whitespace around it allowed): what may precede the value
+/// when the inner marker was left out. `[{…}]` or prose before a brace is not one.
+fn is_bare_name(bytes: &[u8]) -> bool {
+    let name = bytes.trim_ascii();
+    !name.is_empty()
+        && name
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }

@@ -141,7 +141,18 @@ impl Scanner {
             }
             return false;
         }
-        if bytes[i] == separator {
+        let next_object = match self.framing.rules[rule].open {
+            Open::ObjectWithKey(keys) => object_with_key_at_any(bytes, i, keys, eof),
+            _ => Match::No,
+        };
+        if next_object == Match::Partial {
+            return false;
+        }
+        if next_object == Match::Yes {
+            // Bare objects one after another (`{…}\n{…}`): the next call, no separator needed.
+            self.content_from = i;
+            self.begin(rule, i, i, events);
+        } else if bytes[i] == separator {
             // The separator opens the next block of the same rule; the gap is not content.
             self.content_from = i;
             self.begin(rule, i, i + 1, events);

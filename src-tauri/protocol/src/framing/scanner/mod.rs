@@ -4,7 +4,10 @@
 use crate::balanced::{BalancedScan, Progress};
 use crate::request::{Diagnostic, DiagnosticCode, Severity, Span};
 
-use super::markers::{call_list_at, find_marker, match_at, Absent, Finders, FirstBytes, Match};
+use super::markers::{
+    find_marker, is_marker, match_at, object_with_key_at_any, opens_at, Absent, Finders,
+    FirstBytes, Match,
+};
 use super::prose::{Prose, Quoted};
 use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
 
@@ -82,6 +85,7 @@ impl Scanner {
             .filter_map(|rule| match rule.open {
                 Open::Marker(marker) => marker.as_bytes().first().copied(),
                 Open::CallList => Some(b'['),
+                Open::ObjectWithKey(_) => Some(b'{'),
                 Open::TextStart(_) => None,
             })
             .collect();
@@ -297,13 +301,9 @@ impl Scanner {
             let mut partial = false;
             let mut quoted = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
-                match opens_at(rule.open, bytes, i, eof) {
-                    Match::Yes => match self.prose.quoted(bytes, i, eof) {
+                match opens_at(bytes, i, rule.open, eof) {
+                    Some((Match::Yes, body_start)) => match self.prose.quoted(bytes, i, eof) {
                         Quoted::No => {
-                            let body_start = match rule.open {
-                                Open::Marker(marker) => i + marker.len(),
-                                Open::TextStart(_) | Open::CallList => i,
-                            };
                             self.begin(index, i, body_start, events);
                             return true;
                         }
@@ -314,8 +314,8 @@ impl Scanner {
                         // Wait for the end of the line to tell.
                         Quoted::Undecided => partial = true,
                     },
-                    Match::Partial => partial = true,
-                    Match::No => {}
+                    Some((Match::Partial, _)) => partial = true,
+                    _ => {}
                 }
             }
             if partial && !quoted {
@@ -344,13 +344,12 @@ impl Scanner {
             i += self.open_first.find(&bytes[i..])?;
             let mut partial = false;
             for rule in self.framing.rules {
-                if rule.open == Open::Marker("") {
-                    continue;
-                }
-                match opens_at(rule.open, bytes, i, eof) {
-                    Match::Yes => return Some((i, Match::Yes)),
-                    Match::Partial => partial = true,
-                    Match::No => {}
+                match opens_at(bytes, i, rule.open, eof) {
+                    Some((Match::Yes, body_start)) if body_start > i || !is_marker(rule.open) => {
+                        return Some((i, Match::Yes))
+                    }
+                    Some((Match::Partial, _)) => partial = true,
+                    _ => {}
                 }
             }
             if partial {
@@ -362,20 +361,12 @@ impl Scanner {
     }
 
     fn starts_with_open_marker(&self, bytes: &[u8], eof: bool) -> bool {
-        self.framing.rules.iter().any(|rule| match rule.open {
-            Open::Marker(marker) => match_at(bytes, self.pos, marker, eof) != Match::No,
-            // At the reply's start the format's own text-start rule reads the list.
-            Open::TextStart(_) | Open::CallList => false,
+        self.framing.rules.iter().any(|rule| {
+            // At the reply's start the format's own text-start rule reads a call list.
+            rule.open != Open::CallList
+                && opens_at(bytes, self.pos, rule.open, eof)
+                    .is_some_and(|(hit, _)| hit != Match::No)
         })
-    }
-}
-
-/// Whether a block of an opening kind found anywhere (a marker or a call list) starts at `at`.
-fn opens_at(open: Open, bytes: &[u8], at: usize, eof: bool) -> Match {
-    match open {
-        Open::Marker(marker) => match_at(bytes, at, marker, eof),
-        Open::CallList => call_list_at(bytes, at, eof),
-        Open::TextStart(_) => Match::No,
     }
 }
 

@@ -1,0 +1,161 @@
+//! Auto-detect on the JSON-bodied formats' replies (hermes, llama3_json, mistral, mistral_v11,
+//! xml_tag), including the variants models write instead of their template's layout: whatever
+//! the named format extracts, auto-detect (no format named) extracts too, and the variants
+//! another format owns are detected as that format with the calls the reference parsers find.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+use toolscope_protocol::parser::{self, ParseReport};
+use toolscope_protocol::ProtocolSet;
+
+const FORMATS: [&str; 5] = ["hermes", "llama3_json", "mistral", "mistral_v11", "xml_tag"];
+
+fn fixtures(format: &str) -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/parser")
+        .join(format);
+    let mut cases: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("fixture directory exists")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("fixture is text");
+            (path.display().to_string(), text)
+        })
+        .collect();
+    cases.sort();
+    cases
+}
+
+fn parse(text: &str, format: Option<&str>) -> ParseReport {
+    parser::parse(&ProtocolSet::standard(), text, format).expect("known format")
+}
+
+/// The calls as (name, arguments): what must agree whichever format found them.
+fn calls(report: &ParseReport) -> Vec<Value> {
+    report
+        .requests
+        .iter()
+        .map(|r| json!([r.tool_name, r.args]))
+        .collect()
+}
+
+#[test]
+fn auto_detect_finds_every_call_the_named_format_finds() {
+    let mut checked = 0;
+    for format in FORMATS {
+        for (path, text) in fixtures(format) {
+            let named = parse(&text, Some(format));
+            if named.requests.is_empty() {
+                continue;
+            }
+            let detected = parse(&text, None);
+            assert_eq!(
+                calls(&detected),
+                calls(&named),
+                "{path}: auto-detect chose '{}'",
+                detected.format
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "only {checked} fixtures with calls");
+}
+
+/// Variants the reference parsers read as calls, with the format auto-detect picks for them.
+#[test]
+fn variants_owned_by_another_format_are_detected_with_the_same_calls() {
+    let special = json!([["special_function", {"arg1": 1}]]);
+    for (text, format, expected) in [
+        // llama.cpp test_hermes_2_pro_parser: bare JSON after prose is a call.
+        (
+            "This is not a tool call:\n{\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}",
+            "llama3_json",
+            special.clone(),
+        ),
+        (
+            "{\n  \"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}",
+            "llama3_json",
+            special.clone(),
+        ),
+        // llama.cpp: `<function=NAME>{…}</function>` without `<tool_call>`.
+        (
+            "<function=special_function>{\"arg1\": 1}</function>\n<function=python>{\"code\":\"print('hello')\"}</function>",
+            "functionary_v31",
+            json!([["special_function", {"arg1": 1}], ["python", {"code": "print('hello')"}]]),
+        ),
+        // llama.cpp and mlx's Qwen2.5-Coder output: `<function_call>` in a fence.
+        (
+            "```json\n\n                    <function_call> {\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}} \n                    </function_call> \n``` ",
+            "granite_20b_fc",
+            special.clone(),
+        ),
+        // Qwen3-Coder's XML layout inside `<tool_call>`.
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+            "qwen3_coder",
+            json!([["get_weather", {"city": "Paris"}]]),
+        ),
+        // The fences llama.cpp reads around a bare call object.
+        (
+            "```json\n  {\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}\n```",
+            "xlam",
+            special.clone(),
+        ),
+        (
+            "```\n{\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}\n```",
+            "llama3_json",
+            special.clone(),
+        ),
+    ] {
+        let report = parse(text, None);
+        assert_eq!(report.format, format, "{text}");
+        assert_eq!(json!(calls(&report)), expected, "{text}");
+    }
+}
+
+#[test]
+fn the_new_hermes_tags_are_detected_as_hermes() {
+    for text in [
+        "<tools>\n  {\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}\n</tools>",
+        "<response>\n  {\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}\n</response>",
+        "<function name=\"special_function\">\n{\"arg1\": 1}\n</function>",
+        "<tool_call>\n<function=special_function>{\"arg1\": 1}</function>\n</tool_call>",
+    ] {
+        let report = parse(text, None);
+        assert_eq!(report.format, "hermes", "{text}");
+        assert_eq!(report.requests.len(), 1, "{text}");
+        // functionary_v31 also reads `<function=…>` inside the tag: a warning says so.
+        assert!(!report.has_errors(), "{text}: {:?}", report.diagnostics);
+    }
+}
+
+#[test]
+fn json_in_other_formats_is_not_a_bare_call() {
+    // An object inside a list, after a tag or as a key's value belongs to that document.
+    for text in [
+        "[{\"name\": \"f\", \"arguments\": {}}]",
+        "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>",
+        "{\"tool_calls\": [{\"name\": \"f\", \"arguments\": {}}]}",
+        "{\"function_call\": {\"name\": \"f\", \"arguments\": \"{}\"}}",
+        "[f(x={\"name\": \"g\", \"parameters\": {}})]",
+    ] {
+        let report = parse(text, Some("llama3_json"));
+        assert!(
+            text.starts_with('{') || report.requests.is_empty(),
+            "{text}: {:?}",
+            calls(&report)
+        );
+        let detected = parse(text, None);
+        assert!(
+            !detected
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("also parses as llama3_json")),
+            "{text}: {:?}",
+            detected.diagnostics
+        );
+    }
+}
