@@ -30,7 +30,7 @@
 use serde_json::{Map, Value};
 
 use crate::balanced::{value_end, Syntax};
-use crate::calls::{error, push_json_calls, push_request, Call};
+use crate::calls::{call_from_json, error, push_json_calls, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -104,13 +104,7 @@ impl Protocol for Llama3Json {
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         match block.rule {
             PYTHON_TAG_RULE => decode_python_tag(text, block, out),
-            IN_PROSE_RULE if !is_call_object(text, block.body) => {
-                // JSON in the prose that is no call (`{"name": "x"}` quoted as an example).
-                out.content.push_str(
-                    text.get(block.span.start..block.span.end)
-                        .unwrap_or_default(),
-                );
-            }
+            IN_PROSE_RULE => decode_in_prose(text, block, out),
             _ => push_json_calls(out, text, block.body, block.span, ID, "the JSON call"),
         }
     }
@@ -118,13 +112,28 @@ impl Protocol for Llama3Json {
 
 const ID: &str = "llama3_json";
 
-/// A JSON object with `"parameters"` or `"arguments"`: what vLLM takes for a call in prose.
-/// Text that is not valid JSON counts too, so the broken call gets its diagnostic.
-fn is_call_object(text: &str, body: Span) -> bool {
-    let slice = text.get(body.start..body.end).unwrap_or_default();
+/// A JSON object in the prose: a call when it holds `"parameters"` or `"arguments"` (what vLLM
+/// takes for a call), else prose (`{"name": "x"}` quoted as an example). Parsed once: the
+/// object read to tell is the call that is pushed. Text that is not valid JSON gets the shared
+/// decoder's diagnostic, with its position.
+fn decode_in_prose(text: &str, block: &Block, out: &mut ParseOutput) {
+    let slice = text
+        .get(block.body.start..block.body.end)
+        .unwrap_or_default();
     match serde_json::from_str::<Map<String, Value>>(slice) {
-        Ok(object) => object.contains_key("parameters") || object.contains_key("arguments"),
-        Err(e) => !e.is_data(),
+        Ok(object) if object.contains_key("parameters") || object.contains_key("arguments") => {
+            match call_from_json(Value::Object(object)) {
+                Ok(call) => push_request(out, text, block.span, ID, call, false),
+                Err((code, message)) => error(out, code, message, block.span),
+            }
+        }
+        Err(e) if !e.is_data() => {
+            push_json_calls(out, text, block.body, block.span, ID, "the JSON call");
+        }
+        _ => out.content.push_str(
+            text.get(block.span.start..block.span.end)
+                .unwrap_or_default(),
+        ),
     }
 }
 

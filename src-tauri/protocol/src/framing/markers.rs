@@ -197,15 +197,16 @@ pub(super) fn opens_at(bytes: &[u8], at: usize, open: Open, eof: bool) -> Option
 
 /// Whether the byte before `at` (whitespace skipped) leaves a `{` there standing on its own:
 /// the reply's start or prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds
-/// that object), a list or object around it (`[`, `,`, `{`, `}`, a key's `":`) or a Python
-/// argument (`(`, `=`).
+/// that object), a list or object around it (`[`, `,`, `{`, `}`, a key's `":`), a Python
+/// argument (`(`, `=`) or a `;`-separated call list a block already holds (Llama's
+/// `<|python_tag|>{…};{…}`).
 fn after_prose(bytes: &[u8], at: usize) -> bool {
     let before = |end: usize| bytes[..end].iter().rposition(|b| !b.is_ascii_whitespace());
     let Some(prev) = before(at) else {
         return true;
     };
     match bytes[prev] {
-        b'[' | b',' | b'{' | b'}' | b']' | b'>' | b'|' | b'(' | b'=' => false,
+        b'[' | b',' | b'{' | b'}' | b']' | b'>' | b'|' | b'(' | b'=' | b';' => false,
         b':' => before(prev).is_none_or(|key_end| bytes[key_end] != b'"'),
         _ => true,
     }
