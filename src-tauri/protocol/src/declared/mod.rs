@@ -116,7 +116,11 @@ impl DeclaredFormat {
             (None, None) => Close::UntilNext,
         };
         let call_rule = rules.len();
-        rules.push(Rule::call(intern::string(&spec.start), close).lenient());
+        let call = Rule::call(intern::string(&spec.start), close).lenient();
+        rules.push(match spec.separator {
+            Some(byte) => call.separated_by(byte),
+            None => call,
+        });
         rules.extend(spec.tokens.iter().map(|t| Rule::token(intern::string(t))));
         Ok(Self {
             id: intern::string(&spec.id),

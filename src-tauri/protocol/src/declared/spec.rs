@@ -52,6 +52,7 @@ struct RawSpec {
     start: Spanned<String>,
     end: Option<Spanned<String>>,
     json_after: Option<Spanned<String>>,
+    separator: Option<Spanned<String>>,
     arguments: Option<Spanned<String>>,
     regex: Option<Spanned<String>>,
     assignment: Option<Spanned<String>>,
@@ -93,6 +94,8 @@ pub struct Spec {
     pub end: Option<String>,
     /// The block ends with the balanced JSON value after this inner marker (no `end` then).
     pub json_after: Option<String>,
+    /// After a block, this byte (whitespace around it allowed) starts the next call.
+    pub separator: Option<u8>,
     pub encoding: Encoding,
     pub regex: Option<regex::Regex>,
     pub assignment: String,
@@ -154,6 +157,29 @@ impl Spec {
                 (Some(after), None) => Some(after.get_ref().clone()),
                 (None, _) => None,
             };
+        let separator = match &raw.separator {
+            None => None,
+            Some(sep) if json_after.is_none() => {
+                return Err(fail(
+                    sep.span().start,
+                    "'separator' needs 'json_after': a block must end with its JSON value for \
+                     the next call to follow it"
+                        .to_owned(),
+                ))
+            }
+            Some(sep) => match sep.get_ref().as_bytes() {
+                [byte] if byte.is_ascii_punctuation() => Some(*byte),
+                _ => {
+                    return Err(fail(
+                        sep.span().start,
+                        format!(
+                            "separator '{}' must be one ASCII punctuation character (such as ';')",
+                            sep.get_ref()
+                        ),
+                    ))
+                }
+            },
+        };
         let encoding = match raw.arguments.as_ref().map(|a| (a.get_ref().as_str(), a)) {
             None | Some(("json", _)) => Encoding::Json,
             Some(("key_value", _)) => Encoding::KeyValue,
@@ -232,6 +258,7 @@ impl Spec {
             start,
             end,
             json_after,
+            separator,
             encoding,
             regex,
             assignment,

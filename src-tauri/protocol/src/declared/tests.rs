@@ -195,3 +195,21 @@ fn the_built_in_descriptions_are_valid() {
         assert!(std::ptr::eq(builtin(format.id()).id(), format.id()));
     }
 }
+
+#[test]
+fn a_separator_chains_calls_after_one_marker() {
+    let chained =
+        format("id = \"chained\"\nstart = \"<|calls|>\"\njson_after = \"\"\nseparator = \";\"\n");
+    let reply = "Both.<|calls|>{\"name\": \"a\", \"arguments\": {}} ; {\"name\": \"b\", \"arguments\": {\"n\": 2}} done";
+    let out = chained.parse_tool_requests(reply);
+    assert_eq!(
+        args_of(&out),
+        [("a".into(), json!({})), ("b".into(), json!({"n": 2}))]
+    );
+    assert_eq!(out.content, "Both. done");
+    let refused = DeclaredFormat::from_toml(
+        "id = \"x\"\nstart = \"<c>\"\nend = \"</c>\"\nseparator = \";\"\n",
+    )
+    .expect_err("a separator needs json_after");
+    assert_eq!(refused.line, 4, "{refused}");
+}
