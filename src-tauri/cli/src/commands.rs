@@ -14,9 +14,11 @@ use toolscope_engine::history::{HistoryEntry, RecordedRequest};
 use toolscope_engine::strict;
 use toolscope_engine::types::ToolSource;
 use toolscope_engine::ToolCallConfig;
+use toolscope_protocol::declared::DeclaredFormat;
 use toolscope_protocol::parser;
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::ErrorKind;
+use toolscope_protocol::{Protocol, ProtocolSet};
 
 use crate::confirm::TerminalConfirmation;
 use crate::render;
@@ -136,7 +138,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::Import(args) => crate::imported::import(&global, args),
         Command::Imported(args) => crate::imported::imported(&global, args),
         Command::Eval(args) => crate::eval::eval(&global, args),
-        Command::Formats => Ok(formats(&global)),
+        Command::Formats(args) => Ok(formats(&global, &args)),
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
     };
     outcome.unwrap_or_else(|error| {
@@ -356,7 +358,18 @@ fn append_case(path: &std::path::Path, case: &EvalCase) -> Result<(), SetupError
         .map_err(|e| SetupError::environment(format!("--export-case {}: {e}", path.display())))
 }
 
-fn formats(global: &GlobalArgs) -> u8 {
+#[derive(Debug, Args)]
+pub struct FormatsArgs {
+    /// Check these format descriptions (TOML) instead of listing: each is read as a declared
+    /// format and its problems are printed by line; exit 2 when any has one.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    check: Vec<PathBuf>,
+}
+
+fn formats(global: &GlobalArgs, args: &FormatsArgs) -> u8 {
+    if !args.check.is_empty() {
+        return check_formats(global, &args.check);
+    }
     let set = setup::protocols(global);
     let formats: Vec<Value> = set
         .iter()
@@ -371,4 +384,50 @@ fn formats(global: &GlobalArgs) -> u8 {
         }
     }
     exit::OK
+}
+
+/// `formats --check`: what a person writing a description runs after each edit.
+fn check_formats(global: &GlobalArgs, files: &[PathBuf]) -> u8 {
+    let builtin = ProtocolSet::standard();
+    let mut results = Vec::new();
+    for file in files {
+        let problem = match std::fs::read_to_string(file) {
+            Err(e) => Some(format!("{}: cannot read: {e}", file.display())),
+            Ok(source) => match DeclaredFormat::from_toml(&source) {
+                Err(e) => Some(format!(
+                    "{}:{}:{}: {}",
+                    file.display(),
+                    e.line,
+                    e.column,
+                    e.message
+                )),
+                Ok(format) if builtin.get(format.id()).is_some() => Some(format!(
+                    "{}: format id '{}' is a built-in format's; rename it",
+                    file.display(),
+                    format.id()
+                )),
+                Ok(_) => None,
+            },
+        };
+        results.push((file, problem));
+    }
+    if global.json {
+        let report: Vec<Value> = results
+            .iter()
+            .map(|(file, problem)| serde_json::json!({"file": file, "problem": problem}))
+            .collect();
+        render::json(&report);
+    } else {
+        for (file, problem) in &results {
+            match problem {
+                Some(problem) => println!("{problem}"),
+                None => println!("{}: ok", file.display()),
+            }
+        }
+    }
+    if results.iter().any(|(_, problem)| problem.is_some()) {
+        exit::USAGE
+    } else {
+        exit::OK
+    }
 }

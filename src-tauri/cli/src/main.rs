@@ -91,8 +91,8 @@ enum Command {
     Imported(imported::ImportedArgs),
     /// Parse a corpus of replies with known calls (JSON Lines) and report the agreement.
     Eval(eval::EvalArgs),
-    /// List the wire formats the parser knows.
-    Formats,
+    /// List the wire formats the parser knows (built-in, then declared), or check format files.
+    Formats(commands::FormatsArgs),
     /// Time the parsers on a directory of replies with expected calls (manifest.json).
     BenchParse(bench_parse::BenchParseArgs),
 }

@@ -57,3 +57,28 @@ fn declared_formats_are_listed_parsed_and_detected_and_problems_are_reported_by_
     assert_eq!(named["requests"][0]["args"], report["requests"][0]["args"]);
     assert_eq!(named["requests"][0]["span"], report["requests"][0]["span"]);
 }
+
+#[test]
+fn formats_check_reports_each_file_by_line() {
+    let sandbox = Sandbox::new();
+    let good = repo_path("examples/formats/acme_xml.toml");
+    let bad = sandbox.write(
+        "bad.toml",
+        "id = \"bad\"\nstart = \"<b>\"\nregex = '(?P<nam>x)'\n",
+    );
+    let clash = sandbox.write("clash.toml", "id = \"hermes\"\nstart = \"<h>\"\n");
+    let output = sandbox.run(&["formats", "--check", &good, &bad, &clash]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("acme_xml.toml: ok"), "{stdout}");
+    assert!(
+        stdout.contains("bad.toml:3:9: the regex needs a (?P<name>"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("'hermes' is a built-in format's"),
+        "{stdout}"
+    );
+    let fine = sandbox.run(&["formats", "--check", &good]);
+    assert_eq!(fine.status.code(), Some(0));
+}
