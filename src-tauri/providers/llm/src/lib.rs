@@ -1,0 +1,16 @@
+//! Model endpoints for the agent loop: what a reply looks like while it streams in.
+//!
+//! Every provider streams a reply as Server-Sent Events whose `data` are JSON chunks: OpenAI's
+//! Chat Completions send `choices[].delta` pieces (tool calls by `index`, their arguments as
+//! string fragments), Anthropic's Messages API sends typed `content_block_*` events (a tool
+//! call's input as `partial_json` fragments). Both become the same [`ReplyEvent`]s and the same
+//! [`AssembledReply`], so the loop, the recorder and the Agent pane never care which vendor
+//! answered. This module has no I/O: a transport hands it each event's name and data.
+
+pub mod anthropic;
+pub mod error;
+pub mod openai_chat;
+pub mod reply;
+
+pub use error::StreamError;
+pub use reply::{AssembledCall, AssembledReply, ReplyEvent, Usage};
