@@ -11,6 +11,8 @@ pub mod anthropic;
 pub mod error;
 pub mod openai_chat;
 pub mod reply;
+pub mod status;
 
 pub use error::StreamError;
 pub use reply::{AssembledCall, AssembledReply, ReplyEvent, Usage};
+pub use status::{classify, EndpointError};
