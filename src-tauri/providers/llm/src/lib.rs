@@ -5,9 +5,11 @@
 //! string fragments), Anthropic's Messages API sends typed `content_block_*` events (a tool
 //! call's input as `partial_json` fragments). Both become the same [`ReplyEvent`]s and the same
 //! [`AssembledReply`], so the loop, the recorder and the Agent pane never care which vendor
-//! answered. This module has no I/O: a transport hands it each event's name and data.
+//! answered. The readers have no I/O; [`client`] sends a request and feeds them the SSE
+//! events as they arrive.
 
 pub mod anthropic;
+pub mod client;
 pub mod error;
 pub mod openai_chat;
 pub mod reply;

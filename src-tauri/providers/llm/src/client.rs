@@ -1,0 +1,212 @@
+//! Sending one request to an endpoint and reading its streamed reply.
+//!
+//! The request body is the caller's (it knows the conversation, the tools and the options);
+//! this module adds what every streamed request needs (`model`, `stream: true`, the vendor's
+//! auth headers), reads the SSE events as they arrive through the wire's reader, and tells the
+//! caller each event the moment it is read. A refusal is classified ([`EndpointError`]), a
+//! stream that stops before the endpoint said it finished is reported with what had arrived,
+//! and a stalled stream ends at the idle timeout; cancelling ends the read at once.
+
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::anthropic::MessageStream;
+use crate::error::StreamError;
+use crate::openai_chat;
+use crate::reply::{AssembledReply, ReplyEvent};
+use crate::status::{classify, EndpointError};
+
+/// Which wire protocol an endpoint speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// `POST {base_url}/chat/completions`; the base URL ends in `/v1` for most servers.
+    OpenAiChat,
+    /// `POST {base_url}/v1/messages`, with `x-api-key` and `anthropic-version`.
+    Anthropic,
+}
+
+/// Where requests go.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub wire: Wire,
+    pub base_url: String,
+    pub model: String,
+    /// Sent as the vendor's auth header; never logged or recorded.
+    pub api_key: Option<String>,
+    /// How long the stream may stay silent before it counts as stalled.
+    pub idle_timeout: Duration,
+}
+
+/// The Anthropic API version this reader follows.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// Bodies of refusals are read up to this size (an HTML error page can be large).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("{0}")]
+    Refused(#[from] EndpointError),
+    #[error("could not reach {url}: {message}")]
+    Transport { url: String, message: String },
+    #[error("{error} (after {} of the reply)", describe(.partial))]
+    Stream {
+        error: StreamError,
+        partial: Box<AssembledReply>,
+    },
+    #[error("the stream stopped before the endpoint finished the reply (after {})", describe(.partial))]
+    Cut { partial: Box<AssembledReply> },
+    #[error("the endpoint sent nothing for {} s (after {})", .waited.as_secs(), describe(.partial))]
+    Stalled {
+        waited: Duration,
+        partial: Box<AssembledReply>,
+    },
+    #[error("cancelled")]
+    Cancelled { partial: Box<AssembledReply> },
+}
+
+fn describe(reply: &AssembledReply) -> String {
+    format!(
+        "{} characters of text and {} call(s)",
+        reply.text.chars().count(),
+        reply.calls.len()
+    )
+}
+
+impl Endpoint {
+    fn url(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        match self.wire {
+            Wire::OpenAiChat => format!("{base}/chat/completions"),
+            Wire::Anthropic => format!("{base}/v1/messages"),
+        }
+    }
+}
+
+/// Sends `body` (with `model` and `stream` set here) and reads the streamed reply, calling
+/// `on_event` for each event as it is read.
+pub async fn stream_reply(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    mut body: Value,
+    cancel: &CancellationToken,
+    mut on_event: impl FnMut(&ReplyEvent),
+) -> Result<AssembledReply, ClientError> {
+    if let Some(object) = body.as_object_mut() {
+        object.insert("model".to_owned(), Value::from(endpoint.model.clone()));
+        object.insert("stream".to_owned(), Value::Bool(true));
+    }
+    let url = endpoint.url();
+    let mut request = client.post(&url).json(&body);
+    request = match (endpoint.wire, &endpoint.api_key) {
+        (Wire::OpenAiChat, Some(key)) => request.bearer_auth(key),
+        (Wire::Anthropic, key) => {
+            let request = request.header("anthropic-version", ANTHROPIC_VERSION);
+            match key {
+                Some(key) => request.header("x-api-key", key),
+                None => request,
+            }
+        }
+        (Wire::OpenAiChat, None) => request,
+    };
+    let transport = |e: reqwest::Error| ClientError::Transport {
+        url: url.clone(),
+        message: e.to_string(),
+    };
+    let response = tokio::select! {
+        response = request.send() => response.map_err(transport)?,
+        () = cancel.cancelled() => return Err(ClientError::Cancelled { partial: Box::default() }),
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = read_limited(response).await;
+        return Err(classify(
+            status.as_u16(),
+            retry_after.as_deref(),
+            &body,
+            &endpoint.model,
+        )
+        .into());
+    }
+    let mut events = response.bytes_stream().eventsource();
+    let mut reply = AssembledReply::default();
+    let mut anthropic = MessageStream::default();
+    let mut batch = Vec::new();
+    loop {
+        let next = tokio::select! {
+            next = tokio::time::timeout(endpoint.idle_timeout, events.next()) => next,
+            () = cancel.cancelled() => return Err(ClientError::Cancelled { partial: Box::new(reply) }),
+        };
+        let event = match next {
+            Err(_) => {
+                return Err(ClientError::Stalled {
+                    waited: endpoint.idle_timeout,
+                    partial: Box::new(reply),
+                })
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                return Err(ClientError::Stream {
+                    error: StreamError::InvalidChunk {
+                        reason: e.to_string(),
+                        excerpt: String::new(),
+                    },
+                    partial: Box::new(reply),
+                })
+            }
+            Ok(Some(Ok(event))) => event,
+        };
+        batch.clear();
+        let goes_on = match endpoint.wire {
+            Wire::OpenAiChat => openai_chat::read_chunk(&event.data, &mut batch),
+            Wire::Anthropic => anthropic.read_event(&event.data, &mut batch),
+        };
+        for event in &batch {
+            reply.apply(event);
+            on_event(event);
+        }
+        match goes_on {
+            Ok(true) => {}
+            Ok(false) => return Ok(reply),
+            Err(error) => {
+                return Err(ClientError::Stream {
+                    error,
+                    partial: Box::new(reply),
+                })
+            }
+        }
+    }
+    // The connection closed. OpenAI-compatible servers that skip `[DONE]` still said how the
+    // reply finished; without that, the reply was cut.
+    if reply.is_finished() {
+        Ok(reply)
+    } else {
+        Err(ClientError::Cut {
+            partial: Box::new(reply),
+        })
+    }
+}
+
+async fn read_limited(response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        let room = MAX_ERROR_BODY.saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() >= MAX_ERROR_BODY {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+#[cfg(test)]
+mod tests;
