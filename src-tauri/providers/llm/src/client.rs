@@ -100,18 +100,7 @@ pub async fn stream_reply(
         object.insert("stream".to_owned(), Value::Bool(true));
     }
     let url = endpoint.url();
-    let mut request = client.post(&url).json(&body);
-    request = match (endpoint.wire, &endpoint.api_key) {
-        (Wire::OpenAiChat, Some(key)) => request.bearer_auth(key),
-        (Wire::Anthropic, key) => {
-            let request = request.header("anthropic-version", ANTHROPIC_VERSION);
-            match key {
-                Some(key) => request.header("x-api-key", key),
-                None => request,
-            }
-        }
-        (Wire::OpenAiChat, None) => request,
-    };
+    let request = authorize(client.post(&url).json(&body), endpoint);
     let transport = |e: reqwest::Error| ClientError::Transport {
         url: url.clone(),
         message: e.to_string(),
@@ -192,6 +181,55 @@ pub async fn stream_reply(
         Err(ClientError::Cut {
             partial: Box::new(reply),
         })
+    }
+}
+
+/// "Test connection": the models the endpoint serves (`GET /models`, `data[].id`), which also
+/// proves the URL and the key. A refusal is classified like a chat request's.
+pub async fn list_models(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+) -> Result<Vec<String>, ClientError> {
+    let base = endpoint.base_url.trim_end_matches('/');
+    let url = match endpoint.wire {
+        Wire::OpenAiChat => format!("{base}/models"),
+        Wire::Anthropic => format!("{base}/v1/models"),
+    };
+    let request = authorize(client.get(&url), endpoint).timeout(endpoint.idle_timeout);
+    let transport = |e: reqwest::Error| ClientError::Transport {
+        url: url.clone(),
+        message: e.to_string(),
+    };
+    let response = request.send().await.map_err(transport)?;
+    let status = response.status();
+    let body = read_limited(response).await;
+    if !status.is_success() {
+        return Err(classify(status.as_u16(), None, &body, &endpoint.model).into());
+    }
+    let listed: Value = serde_json::from_str(&body).map_err(|e| ClientError::Transport {
+        url: url.clone(),
+        message: format!("the model list is not JSON: {e}"),
+    })?;
+    Ok(listed["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|model| model["id"].as_str().map(str::to_owned))
+        .collect())
+}
+
+/// The vendor's auth headers (and Anthropic's version header).
+fn authorize(request: reqwest::RequestBuilder, endpoint: &Endpoint) -> reqwest::RequestBuilder {
+    match (endpoint.wire, &endpoint.api_key) {
+        (Wire::OpenAiChat, Some(key)) => request.bearer_auth(key),
+        (Wire::OpenAiChat, None) => request,
+        (Wire::Anthropic, key) => {
+            let request = request.header("anthropic-version", ANTHROPIC_VERSION);
+            match key {
+                Some(key) => request.header("x-api-key", key),
+                None => request,
+            }
+        }
     }
 }
 

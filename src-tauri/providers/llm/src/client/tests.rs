@@ -187,3 +187,34 @@ async fn a_silent_stream_stalls_and_cancelling_ends_at_once() {
         "{cancelled}"
     );
 }
+
+#[tokio::test]
+async fn test_connection_lists_the_served_models_or_says_why_not() {
+    let body = r#"{"object":"list","data":[{"id":"smollm2-135m","object":"model"},{"id":"other","object":"model"}]}"#;
+    let response = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (url, server) = serve_once(response, 16, false).await;
+    let models = list_models(
+        &reqwest::Client::new(),
+        &endpoint(Wire::OpenAiChat, format!("{url}/v1")),
+    )
+    .await
+    .expect("models");
+    assert_eq!(models, ["smollm2-135m", "other"]);
+    assert!(server.await.expect("server").starts_with("GET /v1/models"));
+
+    let refused = "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 63\r\n\r\n{\"type\":\"error\",\"error\":{\"type\":\"x\",\"message\":\"invalid x-api-key\"}}".to_owned();
+    let (url, _server) = serve_once(refused, 16, false).await;
+    let error = list_models(&reqwest::Client::new(), &endpoint(Wire::Anthropic, url))
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(
+            error,
+            ClientError::Refused(EndpointError::Unauthorized { .. })
+        ),
+        "{error}"
+    );
+}
