@@ -18,6 +18,7 @@ use crate::anthropic::MessageStream;
 use crate::error::StreamError;
 use crate::openai_chat;
 use crate::reply::{AssembledReply, ReplyEvent};
+use crate::responses::ResponseStream;
 use crate::status::{classify, EndpointError};
 
 /// Which wire protocol an endpoint speaks.
@@ -25,6 +26,8 @@ use crate::status::{classify, EndpointError};
 pub enum Wire {
     /// `POST {base_url}/chat/completions`; the base URL ends in `/v1` for most servers.
     OpenAiChat,
+    /// `POST {base_url}/responses` (OpenAI's Responses API), same base URL and key.
+    OpenAiResponses,
     /// `POST {base_url}/v1/messages`, with `x-api-key` and `anthropic-version`.
     Anthropic,
 }
@@ -81,6 +84,7 @@ impl Endpoint {
         let base = self.base_url.trim_end_matches('/');
         match self.wire {
             Wire::OpenAiChat => format!("{base}/chat/completions"),
+            Wire::OpenAiResponses => format!("{base}/responses"),
             Wire::Anthropic => format!("{base}/v1/messages"),
         }
     }
@@ -128,6 +132,7 @@ pub async fn stream_reply(
     let mut events = response.bytes_stream().eventsource();
     let mut reply = AssembledReply::default();
     let mut anthropic = MessageStream::default();
+    let mut responses = ResponseStream::default();
     let mut batch = Vec::new();
     loop {
         let next = tokio::select! {
@@ -156,6 +161,7 @@ pub async fn stream_reply(
         batch.clear();
         let goes_on = match endpoint.wire {
             Wire::OpenAiChat => openai_chat::read_chunk(&event.data, &mut batch),
+            Wire::OpenAiResponses => responses.read_event(&event.data, &mut batch),
             Wire::Anthropic => anthropic.read_event(&event.data, &mut batch),
         };
         for event in &batch {
@@ -192,7 +198,7 @@ pub async fn list_models(
 ) -> Result<Vec<String>, ClientError> {
     let base = endpoint.base_url.trim_end_matches('/');
     let url = match endpoint.wire {
-        Wire::OpenAiChat => format!("{base}/models"),
+        Wire::OpenAiChat | Wire::OpenAiResponses => format!("{base}/models"),
         Wire::Anthropic => format!("{base}/v1/models"),
     };
     let request = authorize(client.get(&url), endpoint).timeout(endpoint.idle_timeout);
@@ -221,8 +227,8 @@ pub async fn list_models(
 /// The vendor's auth headers (and Anthropic's version header).
 fn authorize(request: reqwest::RequestBuilder, endpoint: &Endpoint) -> reqwest::RequestBuilder {
     match (endpoint.wire, &endpoint.api_key) {
-        (Wire::OpenAiChat, Some(key)) => request.bearer_auth(key),
-        (Wire::OpenAiChat, None) => request,
+        (Wire::OpenAiChat | Wire::OpenAiResponses, Some(key)) => request.bearer_auth(key),
+        (Wire::OpenAiChat | Wire::OpenAiResponses, None) => request,
         (Wire::Anthropic, key) => {
             let request = request.header("anthropic-version", ANTHROPIC_VERSION);
             match key {

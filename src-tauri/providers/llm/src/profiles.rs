@@ -30,6 +30,7 @@ pub enum KeySource {
 #[serde(rename_all = "snake_case")]
 pub enum WireName {
     OpenaiChat,
+    OpenaiResponses,
     Anthropic,
 }
 
@@ -152,6 +153,7 @@ impl ProfileStore {
         Ok(Endpoint {
             wire: match profile.wire {
                 WireName::OpenaiChat => Wire::OpenAiChat,
+                WireName::OpenaiResponses => Wire::OpenAiResponses,
                 WireName::Anthropic => Wire::Anthropic,
             },
             base_url: profile.base_url,
