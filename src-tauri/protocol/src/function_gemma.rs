@@ -26,9 +26,7 @@
 //! - content is all prose outside calls (vLLM: the text before the first call).
 
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::gemma4::response_body;
 use crate::gemma_syntax::{push_call, write};
-use crate::prompt::function_definitions;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -61,35 +59,20 @@ impl Protocol for FunctionGemma {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from(
+        format!(
             "<start_of_turn>developer\nYou are a model that can do function calling with the \
-             following functions",
-        );
-        for definition in function_definitions(tools) {
-            let f = &definition["function"];
-            out.push_str("<start_function_declaration>");
-            out.push_str(&write::declaration(
-                f["name"].as_str().unwrap_or_default(),
-                f["description"].as_str().unwrap_or_default(),
-                &f["parameters"],
-                QUOTE,
-            ));
-            out.push_str("<end_function_declaration>");
-        }
-        out.push_str("<end_of_turn>\n");
-        out
+             following functions{}<end_of_turn>\n",
+            write::declarations(
+                tools,
+                "<start_function_declaration>",
+                "<end_function_declaration>",
+                QUOTE
+            )
+        )
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "{RESPONSE_OPEN}{}<end_function_response>",
-                    response_body(r, QUOTE)
-                )
-            })
-            .collect()
+        write::responses(results, RESPONSE_OPEN, "<end_function_response>", QUOTE)
     }
 
     fn framing(&self) -> Option<Framing> {

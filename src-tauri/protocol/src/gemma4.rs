@@ -29,7 +29,6 @@
 
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::gemma_syntax::{push_call, write};
-use crate::prompt::{function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -65,32 +64,14 @@ impl Protocol for Gemma4 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from("<|turn>system\n");
-        for definition in function_definitions(tools) {
-            let f = &definition["function"];
-            out.push_str("<|tool>");
-            out.push_str(&write::declaration(
-                f["name"].as_str().unwrap_or_default(),
-                f["description"].as_str().unwrap_or_default(),
-                &f["parameters"],
-                QUOTE,
-            ));
-            out.push_str("<tool|>");
-        }
-        out.push_str("<turn|>\n");
-        out
+        format!(
+            "<|turn>system\n{}<turn|>\n",
+            write::declarations(tools, "<|tool>", "<tool|>", QUOTE)
+        )
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|r| {
-                format!(
-                    "<|tool_response>{}<tool_response|>",
-                    response_body(r, QUOTE)
-                )
-            })
-            .collect()
+        write::responses(results, "<|tool_response>", "<tool_response|>", QUOTE)
     }
 
     fn framing(&self) -> Option<Framing> {
@@ -108,22 +89,6 @@ impl Protocol for Gemma4 {
             false,
         );
     }
-}
-
-/// `response:NAME{key:value,…}` for an object result, `response:NAME{value:…}` otherwise: the
-/// templates' tool-response rendering (keys bare, in sorted order).
-pub fn response_body(result: &ToolExecutionResult, quote: &str) -> String {
-    let value = result_value(result);
-    let mut out = format!("response:{}", result.tool_name);
-    match &value {
-        serde_json::Value::Object(_) => write::write_value(&mut out, &value, quote, false),
-        other => {
-            out.push_str("{value:");
-            write::write_value(&mut out, other, quote, false);
-            out.push('}');
-        }
-    }
-    out
 }
 
 #[cfg(test)]

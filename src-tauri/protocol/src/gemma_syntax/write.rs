@@ -3,6 +3,51 @@
 
 use serde_json::{Map, Value};
 
+use crate::prompt::{function_definitions, result_value};
+use crate::result::ToolExecutionResult;
+use crate::ToolDefinitionInput;
+
+/// Every tool's [`declaration`], each between `open` and `close`, as both templates list them.
+pub fn declarations(tools: &[ToolDefinitionInput], open: &str, close: &str, quote: &str) -> String {
+    let mut out = String::new();
+    for definition in function_definitions(tools) {
+        let f = &definition["function"];
+        out.push_str(open);
+        out.push_str(&declaration(
+            f["name"].as_str().unwrap_or_default(),
+            f["description"].as_str().unwrap_or_default(),
+            &f["parameters"],
+            quote,
+        ));
+        out.push_str(close);
+    }
+    out
+}
+
+/// Every result as `response:NAME{…}` between `open` and `close`.
+pub fn responses(results: &[ToolExecutionResult], open: &str, close: &str, quote: &str) -> String {
+    results
+        .iter()
+        .map(|r| format!("{open}{}{close}", response_body(r, quote)))
+        .collect()
+}
+
+/// `response:NAME{key:value,…}` for an object result, `response:NAME{value:…}` otherwise: the
+/// templates' tool-response rendering (keys bare, in sorted order).
+pub fn response_body(result: &ToolExecutionResult, quote: &str) -> String {
+    let value = result_value(result);
+    let mut out = format!("response:{}", result.tool_name);
+    match &value {
+        Value::Object(_) => write_value(&mut out, &value, quote, false),
+        other => {
+            out.push_str("{value:");
+            write_value(&mut out, other, quote, false);
+            out.push('}');
+        }
+    }
+    out
+}
+
 /// A value as the templates' `format_argument` macro writes it: strings between `quote`, keys
 /// in sorted order (the template's `dictsort`), bare or quoted as `quote_keys` says.
 pub fn write_value(out: &mut String, value: &Value, quote: &str, quote_keys: bool) {
