@@ -8,17 +8,15 @@
 //! fragments of a JSON text; `content_block_start` carries `input: {}`, which is not part of
 //! that text and is left out.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
-use crate::error::{endpoint_error, excerpt, StreamError};
-use crate::reply::{ReplyEvent, Usage};
+use crate::error::{endpoint_error, excerpt, parse_chunk, StreamError};
+use crate::reply::{CallNumbers, ReplyEvent, Usage};
 
 /// Reads one stream of events; keeps which content block is which call.
 #[derive(Debug, Default)]
 pub struct MessageStream {
-    calls_by_block: HashMap<u64, usize>,
+    calls: CallNumbers,
     input_tokens: u64,
 }
 
@@ -33,10 +31,7 @@ impl MessageStream {
         if data.is_empty() {
             return Ok(true);
         }
-        let event: Value = serde_json::from_str(data).map_err(|e| StreamError::InvalidChunk {
-            reason: e.to_string(),
-            excerpt: excerpt(data),
-        })?;
+        let event = parse_chunk(data)?;
         match event["type"].as_str().unwrap_or_default() {
             "error" => {
                 return Err(endpoint_error(&event).unwrap_or(StreamError::Endpoint {
@@ -83,15 +78,8 @@ impl MessageStream {
         };
         match block["type"].as_str().unwrap_or_default() {
             "tool_use" => {
-                let index = self.calls_by_block.len();
-                if let Some(block_index) = event["index"].as_u64() {
-                    self.calls_by_block.insert(block_index, index);
-                }
-                events.push(ReplyEvent::CallStarted {
-                    index,
-                    id: block["id"].as_str().unwrap_or_default().to_owned(),
-                    name: block["name"].as_str().unwrap_or_default().to_owned(),
-                });
+                self.calls
+                    .start(&event["index"], &block["id"], &block["name"], events);
             }
             "text" => events.extend(text_of("text").map(|text| ReplyEvent::Text { text })),
             "thinking" => {
@@ -110,16 +98,8 @@ impl MessageStream {
                 text: text("thinking"),
             }),
             "input_json_delta" => {
-                let call = event["index"]
-                    .as_u64()
-                    .and_then(|block| self.calls_by_block.get(&block).copied());
-                // A fragment for a block that never started as tool_use has no call to join.
-                if let Some(index) = call {
-                    events.push(ReplyEvent::CallArguments {
-                        index,
-                        fragment: text("partial_json"),
-                    });
-                }
+                self.calls
+                    .fragment(&event["index"], &delta["partial_json"], events);
             }
             // signature_delta, citations_delta: nothing to assemble.
             _ => {}

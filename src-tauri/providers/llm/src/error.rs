@@ -12,6 +12,14 @@ pub enum StreamError {
     Endpoint { kind: String, message: String },
 }
 
+/// A chunk's data as JSON, or the error that names it.
+pub(crate) fn parse_chunk(data: &str) -> Result<serde_json::Value, StreamError> {
+    serde_json::from_str(data).map_err(|e| StreamError::InvalidChunk {
+        reason: e.to_string(),
+        excerpt: excerpt(data),
+    })
+}
+
 /// The first characters of a chunk, for messages (chunks can be long).
 pub(crate) fn excerpt(data: &str) -> String {
     const MAX: usize = 160;

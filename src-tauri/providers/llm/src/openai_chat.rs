@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use crate::error::{endpoint_error, excerpt, StreamError};
+use crate::error::{endpoint_error, parse_chunk, StreamError};
 use crate::reply::{ReplyEvent, Usage};
 
 /// Reads one SSE event's data: `Ok(false)` at the end (`[DONE]`). Only the first choice is
@@ -23,10 +23,7 @@ pub fn read_chunk(data: &str, events: &mut Vec<ReplyEvent>) -> Result<bool, Stre
     if data.is_empty() {
         return Ok(true);
     }
-    let chunk: Value = serde_json::from_str(data).map_err(|e| StreamError::InvalidChunk {
-        reason: e.to_string(),
-        excerpt: excerpt(data),
-    })?;
+    let chunk = parse_chunk(data)?;
     if let Some(error) = endpoint_error(&chunk) {
         return Err(error);
     }

@@ -8,17 +8,15 @@
 //! `delta` fragments. A refused or failed response (`response.failed`, `response.incomplete`,
 //! `error`) ends the stream with its reason.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
-use crate::error::{endpoint_error, excerpt, StreamError};
-use crate::reply::{ReplyEvent, Usage};
+use crate::error::{endpoint_error, excerpt, parse_chunk, StreamError};
+use crate::reply::{CallNumbers, ReplyEvent, Usage};
 
 /// Reads one Responses stream; keeps which output item is which call.
 #[derive(Debug, Default)]
 pub struct ResponseStream {
-    calls_by_item: HashMap<u64, usize>,
+    calls: CallNumbers,
 }
 
 impl ResponseStream {
@@ -32,10 +30,7 @@ impl ResponseStream {
         if data.is_empty() || data == "[DONE]" {
             return Ok(data.is_empty());
         }
-        let event: Value = serde_json::from_str(data).map_err(|e| StreamError::InvalidChunk {
-            reason: e.to_string(),
-            excerpt: excerpt(data),
-        })?;
+        let event = parse_chunk(data)?;
         let text = |key: &str| event[key].as_str().unwrap_or_default().to_owned();
         match event["type"].as_str().unwrap_or_default() {
             "response.output_item.added" => self.item_added(&event, events),
@@ -48,19 +43,12 @@ impl ResponseStream {
                 });
             }
             "response.function_call_arguments.delta" => {
-                let call = event["output_index"]
-                    .as_u64()
-                    .and_then(|item| self.calls_by_item.get(&item).copied());
-                if let Some(index) = call {
-                    events.push(ReplyEvent::CallArguments {
-                        index,
-                        fragment: text("delta"),
-                    });
-                }
+                self.calls
+                    .fragment(&event["output_index"], &event["delta"], events);
             }
             "response.completed" => {
                 let response = &event["response"];
-                let reason = if self.calls_by_item.is_empty() {
+                let reason = if self.calls.is_empty() {
                     "stop"
                 } else {
                     "tool_calls"
@@ -113,15 +101,12 @@ impl ResponseStream {
         if item["type"].as_str() != Some("function_call") {
             return;
         }
-        let index = self.calls_by_item.len();
-        if let Some(output_index) = event["output_index"].as_u64() {
-            self.calls_by_item.insert(output_index, index);
-        }
-        events.push(ReplyEvent::CallStarted {
-            index,
-            id: item["call_id"].as_str().unwrap_or_default().to_owned(),
-            name: item["name"].as_str().unwrap_or_default().to_owned(),
-        });
+        let index = self.calls.start(
+            &event["output_index"],
+            &item["call_id"],
+            &item["name"],
+            events,
+        );
         // Some servers send the whole arguments with the item.
         if let Some(arguments) = item["arguments"].as_str().filter(|a| !a.is_empty()) {
             events.push(ReplyEvent::CallArguments {
