@@ -735,7 +735,12 @@ describe("history", () => {
     renderPane();
     await screen.findByText(/120 runs, 100 loaded/);
     backend.history.push(...many(REFRESH_PAGE + 5).map((e) => ({ ...e, id: `cli-${e.id}`, origin: "cli" })));
-    fireEvent.click(screen.getByRole("button", { name: "Refresh" }));
+    const refresh = screen.getByRole<HTMLButtonElement>("button", { name: "Refresh" });
+    // The list shows before its load settles; a click while the button is still disabled is lost.
+    await waitFor(() => {
+      expect(refresh.disabled).toBe(false);
+    });
+    fireEvent.click(refresh);
     await screen.findByText(new RegExp(`${String(120 + REFRESH_PAGE + 5)} runs, ${String(REFRESH_PAGE)} loaded`));
     expect(at(screen.getAllByTestId("history-item"), 0).textContent).toContain("cli");
   });
