@@ -16,6 +16,7 @@ pub mod executor;
 pub mod export;
 pub mod files;
 pub mod history;
+pub mod jsonl;
 pub mod naming;
 pub mod redact;
 pub mod registry;

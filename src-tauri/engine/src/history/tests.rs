@@ -3,6 +3,8 @@
 use super::*;
 use proptest::prelude::*;
 use serde_json::json;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
 use std::sync::Arc;
 use toolscope_protocol::result::{ErrorKind, ExecutionError, ExecutionStatus};
 
@@ -332,10 +334,10 @@ fn history_append_after_failed_write_ends_the_fragment_first() {
     let (history, _) = History::open(&path).expect("open");
     // Simulate a write that failed part-way and left a fragment behind.
     write_raw(&path, b"{\"v\":1,\"id\":\"half");
-    history.lock().dirty = true;
+    history.log.set_dirty();
     let e = entry(1);
     history.append(&e).expect("append");
-    assert!(!history.lock().dirty);
+    assert!(!history.log.dirty());
     let loaded = History::load(&path).expect("load");
     assert_eq!(loaded.entries, vec![e]);
     assert_eq!(loaded.skipped.len(), 1);
