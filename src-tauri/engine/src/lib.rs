@@ -7,6 +7,7 @@
 //! checks a reply against the tools of the request that produced it. Tool sources
 //! (built-in, HTTP, MCP, ...) are provider crates that implement [`Tool`].
 
+pub mod agent;
 pub mod config;
 pub mod cycle;
 pub mod declared_formats;

@@ -1,0 +1,391 @@
+//! Conversations as evidence: every request, raw chunk, reply, parse, decision and result of an
+//! agent run, appended as it happens to one JSON Lines file per conversation.
+//!
+//! The file is written through [`crate::jsonl`] (the history's crash-safe mechanics), so a run
+//! killed mid-turn keeps everything up to the last complete line and the next open sets a torn
+//! line aside. Each line carries `"v"` and the milliseconds since the conversation started, so
+//! a timeline can be drawn from the file alone. Secrets the run knows (the endpoint's key) are
+//! scrubbed from every line before it is written, whatever field they turn up in.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::model::{ModelErrorKind, ModelInfo};
+use super::reply::{AssembledReply, Usage};
+use super::{AgentSettings, StopReason, TurnTiming};
+use crate::jsonl::{read_lines, AppendLog, Durability, LogIoError, SkippedLine};
+use crate::redact::Redactor;
+use toolscope_protocol::parser::ParseReport;
+use toolscope_protocol::result::ToolExecutionResult;
+
+/// The `"v"` of every line.
+pub const CONVERSATION_FORMAT_VERSION: u32 = 1;
+const KIND: &str = "conversation";
+
+/// What a person decided about one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// Run it; `edited` holds the arguments when the person changed them.
+    Run {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        edited: Option<serde_json::Map<String, Value>>,
+    },
+    Deny {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// End the conversation here.
+    Stop,
+}
+
+/// One line of a conversation file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    Started {
+        id: String,
+        /// Unix milliseconds.
+        started_at_ms: i64,
+        task: String,
+        model: ModelInfo,
+        settings: AgentSettings,
+        /// The names the model was offered.
+        tools: Vec<String>,
+    },
+    Request {
+        turn: u32,
+        body: Value,
+    },
+    /// One SSE event's data as received.
+    Chunk {
+        turn: u32,
+        data: String,
+    },
+    Retry {
+        turn: u32,
+        attempt: u32,
+        of: u32,
+        wait_ms: u64,
+        reason: String,
+    },
+    Reply {
+        turn: u32,
+        reply: AssembledReply,
+        timing: TurnTiming,
+    },
+    Parsed {
+        turn: u32,
+        report: ParseReport,
+    },
+    Decided {
+        turn: u32,
+        request_id: String,
+        tool_name: String,
+        decision: Decision,
+    },
+    Result {
+        turn: u32,
+        result: ToolExecutionResult,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestion: Option<String>,
+    },
+    /// What the loop told the model about a reply it could not act on.
+    Feedback {
+        turn: u32,
+        text: String,
+    },
+    ModelFailed {
+        turn: u32,
+        kind: ModelErrorKind,
+        message: String,
+    },
+    Ended {
+        reason: StopReason,
+        turns: u32,
+        tool_calls: u32,
+        usage: Usage,
+    },
+}
+
+/// A record with its time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TimedRecord {
+    /// Milliseconds since the conversation started.
+    pub t_ms: f64,
+    #[serde(flatten)]
+    pub record: Record,
+}
+
+#[derive(Serialize)]
+struct LineOut<'a> {
+    v: u32,
+    #[serde(flatten)]
+    record: &'a TimedRecord,
+}
+
+#[derive(Deserialize)]
+struct LineIn {
+    v: u32,
+    #[serde(flatten)]
+    record: TimedRecord,
+}
+
+/// A conversation file open for appending.
+#[derive(Debug)]
+pub struct ConversationLog {
+    id: String,
+    log: AppendLog,
+    started: Instant,
+    redactor: Redactor,
+}
+
+impl ConversationLog {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn path(&self) -> &Path {
+        self.log.path()
+    }
+
+    /// Milliseconds since the conversation started.
+    pub fn elapsed_ms(&self) -> f64 {
+        self.started.elapsed().as_secs_f64() * 1000.0
+    }
+
+    /// Appends `record`, stamped with the time since the start, with known secrets scrubbed.
+    pub fn append(&self, record: Record) -> Result<(), LogIoError> {
+        let timed = TimedRecord {
+            t_ms: (self.elapsed_ms() * 1000.0).round() / 1000.0,
+            record,
+        };
+        let line = LineOut {
+            v: CONVERSATION_FORMAT_VERSION,
+            record: &timed,
+        };
+        let text = serde_json::to_string(&line).map_err(|e| LogIoError {
+            kind: KIND,
+            action: "serialising a record for",
+            path: self.log.path().to_path_buf(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e),
+        })?;
+        let text = if self.redactor.is_empty() {
+            text
+        } else {
+            self.redactor.redact(&text)
+        };
+        self.log.append_line(text.into_bytes())
+    }
+}
+
+/// A conversation read back.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LoadedConversation {
+    pub id: String,
+    pub records: Vec<TimedRecord>,
+    pub skipped: Vec<SkippedLine>,
+}
+
+/// One line of the conversation list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConversationSummary {
+    pub id: String,
+    pub started_at_ms: i64,
+    pub task: String,
+    pub model: String,
+    pub turns: u32,
+    pub tool_calls: u32,
+    /// `None` while running, or when the run was killed before it could say how it ended.
+    pub ended: Option<StopReason>,
+    pub usage: Usage,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConversationError {
+    #[error(transparent)]
+    Io(#[from] LogIoError),
+    #[error("no conversation '{0}'")]
+    NotFound(String),
+    #[error("'{0}' is not a conversation id")]
+    InvalidId(String),
+}
+
+/// The directory of conversation files (`<id>.jsonl`).
+#[derive(Debug, Clone)]
+pub struct ConversationStore {
+    dir: PathBuf,
+    durability: Durability,
+}
+
+impl ConversationStore {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            durability: Durability::default(),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Starts a new conversation file; ids sort by start time. `secrets` are scrubbed from
+    /// every line.
+    pub fn create(&self, secrets: &[&str]) -> Result<ConversationLog, ConversationError> {
+        let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
+        let short = uuid::Uuid::new_v4().simple().to_string();
+        let id = format!("{stamp}-{}", &short[..8]);
+        let (log, _) = AppendLog::open_with(KIND, &self.path_of(&id)?, self.durability)?;
+        let mut redactor = Redactor::default();
+        for secret in secrets {
+            redactor.add(secret);
+        }
+        Ok(ConversationLog {
+            id,
+            log,
+            started: Instant::now(),
+            redactor,
+        })
+    }
+
+    pub fn load(&self, id: &str) -> Result<LoadedConversation, ConversationError> {
+        let path = self.path_of(id)?;
+        if !path.is_file() {
+            return Err(ConversationError::NotFound(id.to_owned()));
+        }
+        let loaded = read_lines(KIND, &path, parse_line)?;
+        Ok(LoadedConversation {
+            id: id.to_owned(),
+            records: loaded.records,
+            skipped: loaded.skipped,
+        })
+    }
+
+    /// Every conversation, newest first; a query keeps those whose task or model contains it
+    /// (case-insensitive).
+    pub fn list(&self, query: &str) -> Result<Vec<ConversationSummary>, ConversationError> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(LogIoError {
+                    kind: "conversations folder",
+                    action: "listing",
+                    path: self.dir.clone(),
+                    source,
+                }
+                .into())
+            }
+        };
+        let needle = query.trim().to_lowercase();
+        let mut summaries = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(id) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".jsonl"))
+            else {
+                continue;
+            };
+            let Some(summary) = summarise(&self.load(id)?) else {
+                continue;
+            };
+            let haystack = format!("{} {}", summary.task, summary.model).to_lowercase();
+            if needle.is_empty() || haystack.contains(&needle) {
+                summaries.push(summary);
+            }
+        }
+        summaries.sort_by(|a, b| b.started_at_ms.cmp(&a.started_at_ms).then(b.id.cmp(&a.id)));
+        Ok(summaries)
+    }
+
+    pub fn delete(&self, id: &str) -> Result<(), ConversationError> {
+        let path = self.path_of(id)?;
+        fs::remove_file(&path).map_err(|source| match source.kind() {
+            io::ErrorKind::NotFound => ConversationError::NotFound(id.to_owned()),
+            _ => LogIoError {
+                kind: KIND,
+                action: "deleting",
+                path: path.clone(),
+                source,
+            }
+            .into(),
+        })
+    }
+
+    /// The file of `id`; ids are the store's own, so anything that could leave the directory is
+    /// refused rather than resolved.
+    fn path_of(&self, id: &str) -> Result<PathBuf, ConversationError> {
+        let valid = !id.is_empty()
+            && id.len() <= 64
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !valid {
+            return Err(ConversationError::InvalidId(id.to_owned()));
+        }
+        Ok(self.dir.join(format!("{id}.jsonl")))
+    }
+}
+
+fn parse_line(content: &[u8]) -> Result<TimedRecord, String> {
+    match serde_json::from_slice::<LineIn>(content) {
+        Ok(line) if line.v == CONVERSATION_FORMAT_VERSION => Ok(line.record),
+        Ok(line) => Err(format!(
+            "unsupported format version {} (this build reads version {CONVERSATION_FORMAT_VERSION})",
+            line.v
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The list line of a conversation; `None` for a file without its start record.
+pub fn summarise(conversation: &LoadedConversation) -> Option<ConversationSummary> {
+    let mut records = conversation.records.iter().map(|r| &r.record);
+    let Some(Record::Started {
+        started_at_ms,
+        task,
+        model,
+        ..
+    }) = records.next()
+    else {
+        return None;
+    };
+    let mut summary = ConversationSummary {
+        id: conversation.id.clone(),
+        started_at_ms: *started_at_ms,
+        task: task.clone(),
+        model: model.model.clone(),
+        turns: 0,
+        tool_calls: 0,
+        ended: None,
+        usage: Usage::default(),
+    };
+    for record in records {
+        match record {
+            Record::Request { turn, .. } => summary.turns = summary.turns.max(*turn),
+            Record::Result { .. } => summary.tool_calls += 1,
+            Record::Reply { reply, .. } => {
+                if let Some(usage) = reply.usage {
+                    summary.usage.input_tokens += usage.input_tokens;
+                    summary.usage.output_tokens += usage.output_tokens;
+                }
+            }
+            Record::Ended { reason, .. } => summary.ended = Some(reason.clone()),
+            _ => {}
+        }
+    }
+    Some(summary)
+}
