@@ -14,6 +14,7 @@ pub mod error;
 pub mod openai_chat;
 pub mod profiles;
 pub mod reply;
+pub mod request;
 pub mod responses;
 pub mod status;
 
