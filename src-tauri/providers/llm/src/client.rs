@@ -6,6 +6,10 @@
 //! caller each event the moment it is read. A refusal is classified ([`EndpointError`]), a
 //! stream that stops before the endpoint said it finished is reported with what had arrived,
 //! and a stalled stream ends at the idle timeout; cancelling ends the read at once.
+//!
+//! Gemini differs in where things go: the model is part of the URL (and the stream is asked for
+//! by the method and `alt=sse`), so nothing is added to its body. A rate limit before the
+//! stream starts is retried ([`retry`]), each retry told to the caller.
 
 use std::time::Duration;
 
@@ -16,10 +20,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::anthropic::MessageStream;
 use crate::error::StreamError;
+use crate::gemini::GenerateStream;
 use crate::openai_chat;
 use crate::reply::{AssembledReply, ReplyEvent};
 use crate::responses::ResponseStream;
 use crate::status::{classify, EndpointError};
+
+pub mod retry;
+pub use retry::{RetryNotice, MAX_RETRY_WAIT};
 
 /// Which wire protocol an endpoint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +38,9 @@ pub enum Wire {
     OpenAiResponses,
     /// `POST {base_url}/v1/messages`, with `x-api-key` and `anthropic-version`.
     Anthropic,
+    /// `POST {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse`, with
+    /// `x-goog-api-key`; the base URL is the API's root, without a version.
+    Gemini,
 }
 
 /// Where requests go.
@@ -42,6 +53,8 @@ pub struct Endpoint {
     pub api_key: Option<String>,
     /// How long the stream may stay silent before it counts as stalled.
     pub idle_timeout: Duration,
+    /// How many times a rate-limited request is sent again ([`retry`]); 0 turns retries off.
+    pub max_retries: u32,
 }
 
 /// The Anthropic API version this reader follows.
@@ -69,6 +82,26 @@ pub enum ClientError {
     },
     #[error("cancelled")]
     Cancelled { partial: Box<AssembledReply> },
+    /// The endpoint still refused after the retries, or asked for a wait too long to sit through.
+    #[error("gave up after {attempts} attempt(s){}: {last}", refused_wait_text(.refused_wait))]
+    GaveUp {
+        /// Requests sent, the first included.
+        attempts: u32,
+        /// The wait the endpoint asked for, when it was longer than [`MAX_RETRY_WAIT`].
+        refused_wait: Option<Duration>,
+        last: EndpointError,
+    },
+}
+
+fn refused_wait_text(wait: &Option<Duration>) -> String {
+    wait.map(|wait| {
+        format!(
+            " (the endpoint asks to wait {} s, more than the {} s this client waits)",
+            wait.as_secs(),
+            MAX_RETRY_WAIT.as_secs()
+        )
+    })
+    .unwrap_or_default()
 }
 
 fn describe(reply: &AssembledReply) -> String {
@@ -80,59 +113,65 @@ fn describe(reply: &AssembledReply) -> String {
 }
 
 impl Endpoint {
+    /// Retries of a rate-limited request unless a profile says otherwise.
+    pub const DEFAULT_MAX_RETRIES: u32 = 2;
+
     fn url(&self) -> String {
         let base = self.base_url.trim_end_matches('/');
         match self.wire {
             Wire::OpenAiChat => format!("{base}/chat/completions"),
             Wire::OpenAiResponses => format!("{base}/responses"),
             Wire::Anthropic => format!("{base}/v1/messages"),
+            Wire::Gemini => format!(
+                "{base}/v1beta/models/{}:streamGenerateContent?alt=sse",
+                // The model list names models `models/…`; a name copied from it still works.
+                self.model.trim_start_matches("models/")
+            ),
         }
     }
 }
 
-/// Sends `body` (with `model` and `stream` set here) and reads the streamed reply, calling
-/// `on_event` for each event as it is read.
+/// Sends `body` (with `model` and `stream` set here, except for Gemini, whose URL names both)
+/// and reads the streamed reply, calling `on_event` for each event as it is read.
+///
+/// A rate-limited request is retried as [`stream_reply_with_retries`] describes, without
+/// telling the caller; the error after the last retry says how many attempts were made.
 pub async fn stream_reply(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    body: Value,
+    cancel: &CancellationToken,
+    on_event: impl FnMut(&ReplyEvent),
+) -> Result<AssembledReply, ClientError> {
+    stream_reply_with_retries(client, endpoint, body, cancel, on_event, |_| {}).await
+}
+
+/// [`stream_reply`], telling `on_retry` of each retry before its wait: a 429 (or a 503 that
+/// names its end) before the stream starts is sent again after the endpoint's wait, else after
+/// 1 s, 2 s, 4 s, ..., at most [`Endpoint::max_retries`] times, and never after a wait longer
+/// than [`MAX_RETRY_WAIT`] ([`ClientError::GaveUp`] then). Cancelling ends a wait at once.
+pub async fn stream_reply_with_retries(
     client: &reqwest::Client,
     endpoint: &Endpoint,
     mut body: Value,
     cancel: &CancellationToken,
     mut on_event: impl FnMut(&ReplyEvent),
+    mut on_retry: impl FnMut(&RetryNotice),
 ) -> Result<AssembledReply, ClientError> {
-    if let Some(object) = body.as_object_mut() {
-        object.insert("model".to_owned(), Value::from(endpoint.model.clone()));
-        object.insert("stream".to_owned(), Value::Bool(true));
+    match body.as_object_mut() {
+        Some(object) if endpoint.wire != Wire::Gemini => {
+            object.insert("model".to_owned(), Value::from(endpoint.model.clone()));
+            object.insert("stream".to_owned(), Value::Bool(true));
+        }
+        _ => {}
     }
     let url = endpoint.url();
-    let request = authorize(client.post(&url).json(&body), endpoint);
-    let transport = |e: reqwest::Error| ClientError::Transport {
-        url: url.clone(),
-        message: e.to_string(),
-    };
-    let response = tokio::select! {
-        response = request.send() => response.map_err(transport)?,
-        () = cancel.cancelled() => return Err(ClientError::Cancelled { partial: Box::default() }),
-    };
-    let status = response.status();
-    if !status.is_success() {
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let body = read_limited(response).await;
-        return Err(classify(
-            status.as_u16(),
-            retry_after.as_deref(),
-            &body,
-            &endpoint.model,
-        )
-        .into());
-    }
+    let response = retry::open(client, endpoint, &url, &body, cancel, &mut on_retry).await?;
     let mut events = response.bytes_stream().eventsource();
     let mut reply = AssembledReply::default();
     let mut anthropic = MessageStream::default();
     let mut responses = ResponseStream::default();
+    let mut gemini = GenerateStream::default();
     let mut batch = Vec::new();
     loop {
         let next = tokio::select! {
@@ -163,6 +202,7 @@ pub async fn stream_reply(
             Wire::OpenAiChat => openai_chat::read_chunk(&event.data, &mut batch),
             Wire::OpenAiResponses => responses.read_event(&event.data, &mut batch),
             Wire::Anthropic => anthropic.read_event(&event.data, &mut batch),
+            Wire::Gemini => gemini.read_event(&event.data, &mut batch),
         };
         for event in &batch {
             reply.apply(event);
@@ -180,7 +220,7 @@ pub async fn stream_reply(
         }
     }
     // The connection closed. OpenAI-compatible servers that skip `[DONE]` still said how the
-    // reply finished; without that, the reply was cut.
+    // reply finished, and Gemini always ends this way; without a finish reason, it was cut.
     if reply.is_finished() {
         Ok(reply)
     } else {
@@ -190,8 +230,9 @@ pub async fn stream_reply(
     }
 }
 
-/// "Test connection": the models the endpoint serves (`GET /models`, `data[].id`), which also
-/// proves the URL and the key. A refusal is classified like a chat request's.
+/// "Test connection": the models the endpoint serves (`GET /models`, `data[].id`; Gemini's
+/// `GET /v1beta/models`, `models[].name` without its `models/`), which also proves the URL and
+/// the key. A refusal is classified like a chat request's.
 pub async fn list_models(
     client: &reqwest::Client,
     endpoint: &Endpoint,
@@ -200,6 +241,8 @@ pub async fn list_models(
     let url = match endpoint.wire {
         Wire::OpenAiChat | Wire::OpenAiResponses => format!("{base}/models"),
         Wire::Anthropic => format!("{base}/v1/models"),
+        // The default page is 50 models, fewer than Gemini serves; 1000 is the largest page.
+        Wire::Gemini => format!("{base}/v1beta/models?pageSize=1000"),
     };
     let request = authorize(client.get(&url), endpoint).timeout(endpoint.idle_timeout);
     let transport = |e: reqwest::Error| ClientError::Transport {
@@ -216,15 +259,21 @@ pub async fn list_models(
         url: url.clone(),
         message: format!("the model list is not JSON: {e}"),
     })?;
-    Ok(listed["data"]
+    let (list, key) = match endpoint.wire {
+        Wire::Gemini => ("models", "name"),
+        _ => ("data", "id"),
+    };
+    Ok(listed[list]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|model| model["id"].as_str().map(str::to_owned))
+        .filter_map(|model| model[key].as_str())
+        .map(|name| name.trim_start_matches("models/").to_owned())
         .collect())
 }
 
-/// The vendor's auth headers (and Anthropic's version header).
+/// The vendor's auth headers (and Anthropic's version header). Gemini also takes the key as a
+/// `key` query parameter; the header keeps it out of URLs, which end up in logs and errors.
 fn authorize(request: reqwest::RequestBuilder, endpoint: &Endpoint) -> reqwest::RequestBuilder {
     match (endpoint.wire, &endpoint.api_key) {
         (Wire::OpenAiChat | Wire::OpenAiResponses, Some(key)) => request.bearer_auth(key),
@@ -236,6 +285,8 @@ fn authorize(request: reqwest::RequestBuilder, endpoint: &Endpoint) -> reqwest::
                 None => request,
             }
         }
+        (Wire::Gemini, Some(key)) => request.header("x-goog-api-key", key),
+        (Wire::Gemini, None) => request,
     }
 }
 

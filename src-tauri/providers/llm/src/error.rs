@@ -10,6 +10,10 @@ pub enum StreamError {
     /// event): overloaded, rate limited, context too long, ...
     #[error("the endpoint reported an error mid-stream ({kind}): {message}")]
     Endpoint { kind: String, message: String },
+    /// The endpoint refused the prompt itself (Gemini's `promptFeedback.blockReason`): no reply
+    /// was generated, and sending the same prompt again gets the same answer.
+    #[error("the endpoint blocked the prompt ({reason}) and generated no reply")]
+    Blocked { reason: String },
 }
 
 /// A chunk's data as JSON, or the error that names it.
@@ -29,11 +33,13 @@ pub(crate) fn excerpt(data: &str) -> String {
     }
 }
 
-/// `{"error": {"type" | "code": …, "message": …}}` (OpenAI-compatible servers and Anthropic).
+/// `{"error": {"type" | "status" | "code": …, "message": …}}` (OpenAI-compatible servers,
+/// Anthropic, and Gemini, whose `status` names the error where `code` is only its HTTP number).
 pub(crate) fn endpoint_error(value: &serde_json::Value) -> Option<StreamError> {
     let error = value.get("error")?;
     let kind = error
         .get("type")
+        .or_else(|| error.get("status"))
         .or_else(|| error.get("code"))
         .map(|k| k.as_str().map_or_else(|| k.to_string(), str::to_owned))
         .unwrap_or_else(|| "error".to_owned());

@@ -32,6 +32,7 @@ pub enum WireName {
     OpenaiChat,
     OpenaiResponses,
     Anthropic,
+    Gemini,
 }
 
 /// One endpoint a person connects to.
@@ -155,11 +156,13 @@ impl ProfileStore {
                 WireName::OpenaiChat => Wire::OpenAiChat,
                 WireName::OpenaiResponses => Wire::OpenAiResponses,
                 WireName::Anthropic => Wire::Anthropic,
+                WireName::Gemini => Wire::Gemini,
             },
             base_url: profile.base_url,
             model: profile.model,
             api_key,
             idle_timeout: Duration::from_secs(profile.idle_timeout_s.max(1)),
+            max_retries: Endpoint::DEFAULT_MAX_RETRIES,
         })
     }
 }

@@ -16,47 +16,72 @@ async fn serve_once(
     piece: usize,
     hold: bool,
 ) -> (String, tokio::task::JoinHandle<String>) {
+    let (url, task) = serve(vec![response], piece, hold).await;
+    let task = tokio::spawn(async move { task.await.expect("server").pop().expect("one request") });
+    (url, task)
+}
+
+/// Serves one connection per response, in order (each response closes its connection), and
+/// records every request.
+async fn serve(
+    responses: Vec<String>,
+    piece: usize,
+    hold: bool,
+) -> (String, tokio::task::JoinHandle<Vec<String>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let task = tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.expect("accept");
-        let mut request = Vec::new();
-        let mut buffer = [0u8; 4096];
-        // Headers, then the body by Content-Length.
-        loop {
-            let n = socket.read(&mut buffer).await.expect("read");
-            request.extend_from_slice(&buffer[..n]);
-            let text = String::from_utf8_lossy(&request).to_string();
-            if let Some(end) = text.find("\r\n\r\n") {
-                let length = text[..end]
-                    .lines()
-                    .find_map(|l| {
-                        l.to_ascii_lowercase()
-                            .strip_prefix("content-length:")
-                            .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                    })
-                    .unwrap_or(0);
-                if request.len() >= end + 4 + length {
-                    break;
-                }
-            }
-            if n == 0 {
-                break;
-            }
+        let mut requests = Vec::new();
+        for response in responses {
+            let (socket, _) = listener.accept().await.expect("accept");
+            requests.push(answer(socket, response, piece, hold).await);
         }
-        for chunk in response.as_bytes().chunks(piece) {
-            if socket.write_all(chunk).await.is_err() {
-                break;
-            }
-            let _ = socket.flush().await;
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        if hold {
-            tokio::time::sleep(Duration::from_secs(5)).await;
-        }
-        String::from_utf8_lossy(&request).into_owned()
+        requests
     });
     (url, task)
+}
+
+async fn answer(
+    mut socket: tokio::net::TcpStream,
+    response: String,
+    piece: usize,
+    hold: bool,
+) -> String {
+    let mut request = Vec::new();
+    let mut buffer = [0u8; 4096];
+    // Headers, then the body by Content-Length.
+    loop {
+        let n = socket.read(&mut buffer).await.expect("read");
+        request.extend_from_slice(&buffer[..n]);
+        let text = String::from_utf8_lossy(&request).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            if request.len() >= end + 4 + length {
+                break;
+            }
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    for chunk in response.as_bytes().chunks(piece) {
+        if socket.write_all(chunk).await.is_err() {
+            break;
+        }
+        let _ = socket.flush().await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    if hold {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    }
+    String::from_utf8_lossy(&request).into_owned()
 }
 
 fn sse(events: &[&str]) -> String {
@@ -74,6 +99,7 @@ fn endpoint(wire: Wire, url: String) -> Endpoint {
         model: "tiny".to_owned(),
         api_key: Some("sk-test".to_owned()),
         idle_timeout: Duration::from_millis(500),
+        max_retries: Endpoint::DEFAULT_MAX_RETRIES,
     }
 }
 
@@ -115,9 +141,12 @@ async fn an_openai_stream_split_in_tiny_pieces_assembles_and_reports_each_event(
 async fn a_refusal_is_classified_with_its_retry_after() {
     let response = "HTTP/1.1 429 Too Many Requests\r\nretry-after: 3\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 52\r\n\r\n{\"error\":{\"message\":\"slow down\",\"type\":\"requests\"}}".to_owned();
     let (url, _server) = serve_once(response, 64, false).await;
+    // With retries off, the refusal is returned as it came.
+    let mut once = endpoint(Wire::Anthropic, url);
+    once.max_retries = 0;
     let error = stream_reply(
         &reqwest::Client::new(),
-        &endpoint(Wire::Anthropic, url),
+        &once,
         json!({"messages": [], "max_tokens": 16}),
         &CancellationToken::new(),
         |_| {},
@@ -218,3 +247,5 @@ async fn test_connection_lists_the_served_models_or_says_why_not() {
         "{error}"
     );
 }
+
+mod gemini_and_retries;
