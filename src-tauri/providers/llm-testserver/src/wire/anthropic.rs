@@ -56,11 +56,7 @@ pub(super) fn render(reply: &Reply, context: &Context) -> Vec<SseEvent> {
             .map(|piece| json!({"type": "thinking_delta", "thinking": piece}))
             .collect();
         deltas.push(json!({"type": "signature_delta", "signature": "dG9vbHNjb3BlLXRlc3Q="}));
-        out.block(
-            index,
-            json!({"type": "thinking", "thinking": "", "signature": ""}),
-            deltas,
-        );
+        out.block(index, json!({"type": "thinking", "thinking": ""}), deltas);
         index += 1;
     }
     if let Some(text) = &reply.text {

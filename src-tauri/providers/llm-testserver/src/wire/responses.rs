@@ -151,7 +151,7 @@ fn message_item(
 ) -> Value {
     let id = format!("msg_{}", context.turn);
     let item = |status: &str, content: Value| json!({"id": id, "type": "message", "status": status, "role": "assistant", "content": content});
-    let part = |text: &str| json!({"type": "output_text", "annotations": [], "logprobs": [], "text": text});
+    let part = |text: &str| json!({"type": "output_text", "annotations": [], "text": text});
     let at = |kind: &str| json!({"type": kind, "item_id": id, "output_index": output_index, "content_index": 0});
     out.push(json!({"type": "response.output_item.added", "output_index": output_index, "item": item("in_progress", json!([]))}));
     let mut added = at("response.content_part.added");
