@@ -55,7 +55,8 @@
 //!
 //! A turn may also have `expect`: `contains` (texts that must occur in the body or in one of
 //! its JSON strings) and `pointers` (`{"/messages/0/role": "user"}`); a request that does not
-//! meet it gets a 400 naming what is missing. With a script-level `api_key`, requests without
+//! meet it gets a 400 naming what is missing (and the turn is used up, so the script's
+//! position stays predictable). With a script-level `api_key`, requests without
 //! the matching `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic) get 401.
 
 mod answer;

@@ -204,3 +204,43 @@ async fn requests_are_recorded_as_they_arrived() {
     assert_eq!(messages.turn, Some(1));
     assert!(messages.raw_body.contains("second question"));
 }
+
+#[tokio::test]
+async fn one_client_reuses_its_connection_across_turns_and_faults() {
+    let turns = vec![
+        Turn::reply(Reply {
+            text: Some("one".to_owned()),
+            ..Reply::default()
+        }),
+        Turn::error(toolscope_llm_testserver::ErrorReply {
+            status: 500,
+            ..Default::default()
+        }),
+        Turn::reply(calling(Fault::CutAfter(3))),
+        Turn::reply(Reply {
+            text: Some("four".to_owned()),
+            ..Reply::default()
+        }),
+    ];
+    let server = TestServer::start(Script::new(turns)).await.expect("server");
+    let client = reqwest::Client::new();
+    let endpoint = endpoint(&server, Wire::OpenAiChat, None);
+    let mut outcomes = Vec::new();
+    for _ in 0..4 {
+        let result = toolscope_llm::client::stream_reply(
+            &client,
+            &endpoint,
+            common::body(Wire::OpenAiChat, "hi"),
+            &tokio_util::sync::CancellationToken::new(),
+            |_| {},
+        )
+        .await;
+        outcomes.push(match result {
+            Ok(reply) => reply.text,
+            Err(ClientError::Refused(_)) => "refused".to_owned(),
+            Err(ClientError::Cut { .. }) => "cut".to_owned(),
+            Err(other) => format!("{other}"),
+        });
+    }
+    assert_eq!(outcomes, ["one", "refused", "cut", "four"]);
+}
