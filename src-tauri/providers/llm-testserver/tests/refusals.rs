@@ -1,0 +1,216 @@
+//! Refusals: each scripted status is classified by `toolscope_llm::status` as the vendors'
+//! real ones are, and the server's own refusals (wrong key, `expect` not met, script
+//! exhausted, not streamed) say exactly why.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{endpoint, stream, stream_with, WIRES};
+use toolscope_llm::client::{ClientError, Wire};
+use toolscope_llm::EndpointError;
+use toolscope_llm_testserver::{ErrorReply, Expect, Reply, Script, TestServer, Turn};
+
+fn error(status: u16) -> ErrorReply {
+    ErrorReply {
+        status,
+        ..ErrorReply::default()
+    }
+}
+
+async fn refusal(turn: ErrorReply, wire: Wire) -> EndpointError {
+    let server = TestServer::start(Script::new(vec![Turn::error(turn)]))
+        .await
+        .expect("server");
+    match stream(&server, wire, "hi").await {
+        Err(ClientError::Refused(error)) => error,
+        other => panic!("{wire:?}: expected a refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn each_scripted_status_is_classified_as_the_vendors_are() {
+    for wire in WIRES {
+        let limited = ErrorReply {
+            retry_after: Some("1".to_owned()),
+            ..error(429)
+        };
+        assert_eq!(
+            refusal(limited, wire).await,
+            EndpointError::RateLimited {
+                retry_after: Some(Duration::from_secs(1)),
+                message: "scripted error 429 Too Many Requests".to_owned()
+            },
+            "{wire:?}"
+        );
+        let context = ErrorReply {
+            message: Some(
+                "This model's maximum context length is 4096 tokens. However, you requested \
+                 5120 tokens (5000 in the messages, 120 in the completion). Please reduce the \
+                 length of the messages or completion."
+                    .to_owned(),
+            ),
+            code: Some("context_length_exceeded".to_owned()),
+            ..error(400)
+        };
+        assert!(
+            matches!(
+                refusal(context, wire).await,
+                EndpointError::ContextLength { status: 400, .. }
+            ),
+            "{wire:?}"
+        );
+        let missing = ErrorReply {
+            message: Some("The model `toolscope-test` does not exist".to_owned()),
+            code: Some("model_not_found".to_owned()),
+            ..error(404)
+        };
+        assert!(matches!(
+            refusal(missing, wire).await,
+            EndpointError::ModelNotFound { status: 404, .. }
+        ));
+        assert!(matches!(
+            refusal(error(403), wire).await,
+            EndpointError::Unauthorized { status: 403, .. }
+        ));
+        assert!(matches!(
+            refusal(error(529), wire).await,
+            EndpointError::Server { status: 529, .. }
+        ));
+        assert!(matches!(
+            refusal(error(422), wire).await,
+            EndpointError::Rejected { status: 422, .. }
+        ));
+        let proxy = ErrorReply {
+            body: Some("<html><body>502 Bad Gateway</body></html>".to_owned()),
+            ..error(502)
+        };
+        assert!(
+            matches!(refusal(proxy, wire).await, EndpointError::Server { status: 502, message } if message.contains("Bad Gateway"))
+        );
+    }
+}
+
+#[tokio::test]
+async fn error_bodies_have_the_vendor_s_shape() {
+    let script = Script::new(vec![Turn {
+        repeat: true,
+        ..Turn::error(ErrorReply {
+            message: Some("slow down".to_owned()),
+            retry_after: Some("1".to_owned()),
+            ..error(429)
+        })
+    }]);
+    let server = TestServer::start(script).await.expect("server");
+    let client = reqwest::Client::new();
+    let post = |url: String| client.post(url).json(&serde_json::json!({"stream": true}));
+    let openai = post(format!("{}/chat/completions", server.openai_base_url()))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(openai.status(), 429);
+    assert_eq!(openai.headers()["retry-after"], "1");
+    let openai: serde_json::Value = openai.json().await.expect("json");
+    assert_eq!(openai["error"]["message"], "slow down");
+    assert!(openai["error"]["type"].is_string() && openai["error"].get("code").is_some());
+    let anthropic: serde_json::Value = post(format!("{}/v1/messages", server.base_url()))
+        .send()
+        .await
+        .expect("send")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        anthropic,
+        serde_json::json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_or_missing_key_gets_401_in_the_vendor_s_shape() {
+    for wire in WIRES {
+        let mut script = Script::new(vec![Turn::reply(Reply {
+            text: Some("ok".to_owned()),
+            ..Reply::default()
+        })]);
+        script.api_key = Some("sk-right".to_owned());
+        let server = TestServer::start(script).await.expect("server");
+        for key in [None, Some("sk-wrong")] {
+            let (result, _) =
+                stream_with(&endpoint(&server, wire, key), common::body(wire, "hi")).await;
+            assert!(
+                matches!(
+                    result,
+                    Err(ClientError::Refused(EndpointError::Unauthorized {
+                        status: 401,
+                        ..
+                    }))
+                ),
+                "{wire:?} {key:?}: {result:?}"
+            );
+        }
+        let (result, _) = stream_with(
+            &endpoint(&server, wire, Some("sk-right")),
+            common::body(wire, "hi"),
+        )
+        .await;
+        assert_eq!(result.expect("accepted").text, "ok", "{wire:?}");
+        assert_eq!(server.turns_used(), 1, "refusals use up no turn");
+    }
+}
+
+#[tokio::test]
+async fn an_unmet_expectation_is_a_400_that_names_what_is_missing() {
+    let turn = Turn {
+        expect: Some(Expect {
+            contains: vec!["call_weather_1".to_owned()],
+            pointers: [("/messages/0/role".to_owned(), serde_json::json!("user"))].into(),
+        }),
+        ..Turn::reply(Reply::default())
+    };
+    let server = TestServer::start(Script::new(vec![turn.clone(), turn]))
+        .await
+        .expect("server");
+    match stream(&server, Wire::OpenAiChat, "no tool result here").await {
+        Err(ClientError::Refused(EndpointError::Rejected {
+            status: 400,
+            message,
+        })) => {
+            assert_eq!(
+                message,
+                "script turn 0 expected the request to have the text \"call_weather_1\""
+            );
+        }
+        other => panic!("expected a 400, got {other:?}"),
+    }
+    let met = stream(&server, Wire::OpenAiChat, "result of call_weather_1: 12 °C").await;
+    assert!(met.is_ok(), "{met:?}");
+}
+
+#[tokio::test]
+async fn an_exhausted_script_and_an_unstreamed_request_are_refused() {
+    let server = TestServer::start(Script::new(vec![Turn::reply(Reply {
+        text: Some("only once".to_owned()),
+        ..Reply::default()
+    })]))
+    .await
+    .expect("server");
+    let unstreamed = reqwest::Client::new()
+        .post(format!("{}/chat/completions", server.openai_base_url()))
+        .json(&serde_json::json!({"model": "m", "messages": []}))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(unstreamed.status(), 400);
+    assert_eq!(server.turns_used(), 0);
+    assert!(stream(&server, Wire::Anthropic, "hi").await.is_ok());
+    match stream(&server, Wire::Anthropic, "hi").await {
+        Err(ClientError::Refused(EndpointError::Rejected {
+            status: 400,
+            message,
+        })) => {
+            assert_eq!(message, "script exhausted after 1 turns");
+        }
+        other => panic!("expected a 400, got {other:?}"),
+    }
+}
