@@ -23,6 +23,8 @@ pub enum CommandErrorKind {
     Settings,
     /// A tool source refused the change (unknown or duplicate server, clashing tool id, ...).
     Source,
+    /// A model endpoint refused, failed or could not be reached.
+    Model,
     /// An engine task failed unexpectedly (a bug worth reporting).
     Internal,
 }

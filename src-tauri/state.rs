@@ -2,16 +2,19 @@
 //! history file, the current ToolCallConfig, and the runs and confirmations in flight.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use toolscope_builtin::{self as builtin, BuiltinOptions};
+use toolscope_engine::agent::record::ConversationStore;
+use toolscope_engine::agent::Decision;
 use toolscope_engine::declared_formats::{FormatProblem, FormatsDir};
 use toolscope_engine::discovery::Discovery;
 use toolscope_engine::history::History;
 use toolscope_engine::{Registry, ToolCallConfig};
+use toolscope_llm::profiles::ProfileStore;
 use toolscope_protocol::ProtocolSet;
 
 use crate::error::{CommandError, CommandErrorKind};
@@ -33,6 +36,10 @@ pub struct AppState {
     pub notices: Mutex<Vec<String>>,
     runs: Mutex<HashMap<String, CancellationToken>>,
     pub confirmations: Arc<Mutex<HashMap<String, oneshot::Sender<bool>>>>,
+    /// Agent calls waiting for the person's decision.
+    pub agent_confirmations: Arc<Mutex<HashMap<String, oneshot::Sender<Decision>>>>,
+    /// Where profiles, keys and conversations live, once startup knows it.
+    data_dir: OnceLock<PathBuf>,
     /// MCP servers and HTTP tools, once startup has opened them.
     sources: OnceLock<ToolSources>,
 }
@@ -49,6 +56,8 @@ impl Default for AppState {
             notices: Mutex::new(Vec::new()),
             runs: Mutex::new(HashMap::new()),
             confirmations: Arc::new(Mutex::new(HashMap::new())),
+            agent_confirmations: Arc::new(Mutex::new(HashMap::new())),
+            data_dir: OnceLock::new(),
             sources: OnceLock::new(),
         }
     }
@@ -86,6 +95,7 @@ impl AppState {
     }
 
     fn open(&self, data_dir: &Path) -> Result<Arc<History>, CommandError> {
+        let _ = self.data_dir.set(data_dir.to_path_buf());
         let formats = FormatsDir::new(data_dir.join("formats"), ProtocolSet::standard());
         self.discovery.set_protocols(formats.current().protocols);
         let _ = self.formats.set(formats);
@@ -129,6 +139,24 @@ impl AppState {
             )),
             Some(outcome) => outcome.clone(),
         }
+    }
+
+    fn data_dir(&self) -> Result<&Path, CommandError> {
+        self.data_dir.get().map(PathBuf::as_path).ok_or_else(|| {
+            CommandError::new(CommandErrorKind::NotReady, "the app is still starting")
+        })
+    }
+
+    /// Model endpoint profiles and their stored keys (`endpoints.json`, `endpoint-keys.json`).
+    pub fn profiles(&self) -> Result<ProfileStore, CommandError> {
+        Ok(ProfileStore::new(self.data_dir()?))
+    }
+
+    /// Recorded agent conversations (`conversations/`).
+    pub fn conversations(&self) -> Result<ConversationStore, CommandError> {
+        Ok(ConversationStore::new(
+            self.data_dir()?.join("conversations"),
+        ))
     }
 
     /// MCP servers and HTTP tools, once startup has opened them.

@@ -2,6 +2,8 @@
 //! all are async so no engine work ever runs on the UI thread. The list here is the single
 //! source for the invoke handler and for the generated TypeScript bindings.
 
+pub mod agent;
+pub mod agent_export;
 pub mod discovery;
 pub mod executor;
 pub mod export;
@@ -54,6 +56,17 @@ pub fn builder() -> Builder<tauri::Wry> {
             imported::imported_set_mock,
             imported::imported_replace_definition,
             imported::imported_remove_definition,
+            agent::endpoint_profiles,
+            agent::endpoint_save,
+            agent::endpoint_remove,
+            agent::endpoint_test,
+            agent::agent_start,
+            agent::agent_confirm,
+            agent::conversations_list,
+            agent::conversation_load,
+            agent::conversation_delete,
+            agent::conversation_replay,
+            agent_export::conversation_turn_export,
         ])
         // Byte counts, spans and durations stay far below 2^53 in practice.
         .dangerously_cast_bigints_to_number()

@@ -85,9 +85,79 @@ export const commands = {
 	 */
 	importedReplaceDefinition: (name: string, definition: string, replacement: Value) => typedError<Finding[], CommandError>(__TAURI_INVOKE("imported_replace_definition", { name, definition, replacement })),
 	importedRemoveDefinition: (name: string, definition: string) => typedError<null, CommandError>(__TAURI_INVOKE("imported_remove_definition", { name, definition })),
+	endpointProfiles: () => typedError<EndpointProfile[], CommandError>(__TAURI_INVOKE("endpoint_profiles")),
+	/**
+	 *  Saves a profile; `key`, when given, is kept in the owner-only key file (never in the
+	 *  profile) and the profile then uses it.
+	 */
+	endpointSave: (profile: EndpointProfile, key: string | null) => typedError<null, CommandError>(__TAURI_INVOKE("endpoint_save", { profile, key })),
+	endpointRemove: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("endpoint_remove", { name })),
+	/**  "Test connection": the models the endpoint serves. */
+	endpointTest: (name: string) => typedError<string[], CommandError>(__TAURI_INVOKE("endpoint_test", { name })),
+	/**
+	 *  Runs a conversation with the profile's endpoint and the enabled tools (or only `tools`,
+	 *  routing names or tool ids). `run_id` is what `cancel_run` takes.
+	 */
+	agentStart: (profile: string, task: string, settings: AgentSettings, tools: string[] | null, runId: string, onEvent: Channel<AgentRunEvent>) => typedError<AgentRunSummary, CommandError>(__TAURI_INVOKE("agent_start", { profile, task, settings, tools, runId, onEvent })),
+	/**  Answers a `confirmation_needed` event; false when nobody is waiting for it any more. */
+	agentConfirm: (confirmationId: string, decision: Decision) => typedError<boolean, CommandError>(__TAURI_INVOKE("agent_confirm", { confirmationId, decision })),
+	/**  Recorded conversations, newest first; `query` filters by task and model. */
+	conversationsList: (query: string | null) => typedError<ConversationSummary[], CommandError>(__TAURI_INVOKE("conversations_list", { query })),
+	conversationLoad: (id: string) => typedError<LoadedConversation, CommandError>(__TAURI_INVOKE("conversation_load", { id })),
+	conversationDelete: (id: string) => typedError<null, CommandError>(__TAURI_INVOKE("conversation_delete", { id })),
+	/**  Each recorded reply read again by today's parsers (no model involved). */
+	conversationReplay: (id: string) => typedError<ReplayedTurn[], CommandError>(__TAURI_INVOKE("conversation_replay", { id })),
+	conversationTurnExport: (id: string, turn: number) => typedError<TurnExport, CommandError>(__TAURI_INVOKE("conversation_turn_export", { id, turn })),
 };
 
 /* Types */
+/**  What the loop reports while it runs, in order (the Agent pane and the CLI draw from these). */
+export type AgentEvent = { type: "turn_started"; turn: number } | { type: "retry"; turn: number; attempt: number; of: number; wait_ms: number; reason: string } | 
+/**  A piece of the streaming reply. */
+{ type: "reply"; turn: number; event: ReplyEvent } | 
+/**
+ *  What the streaming parser found in the reply's text so far (prompted tools only); spans
+ *  index into the turn's text.
+ */
+{ type: "parse"; turn: number; event: StreamEvent } | 
+/**  The reply is complete and parsed. */
+{ type: "turn_parsed"; turn: number; reply: AssembledReply; report: ParseReport; timing: TurnTiming } | 
+/**  The loop told the model its reply could not be acted on. */
+{ type: "feedback"; turn: number; text: string } | { type: "call_finished"; turn: number; result: ToolExecutionResult; suggestion: string | null } | { type: "model_failed"; turn: number; kind: ModelErrorKind; message: string } | { type: "stopped"; reason: StopReason; turns: number; tool_calls: number; usage: Usage };
+
+/**  What a live conversation reports. */
+export type AgentRunEvent = 
+/**  The conversation's record was created. */
+{ kind: "started"; conversation_id: string } | { kind: "agent"; event: AgentEvent } | 
+/**  A call waits for `agent_confirm` with this id. */
+{ kind: "confirmation_needed"; confirmation_id: string; turn: number; request: ConfirmationRequest };
+
+/**  How a live conversation ended. */
+export type AgentRunSummary = {
+	conversation_id: string | null,
+	reason: StopReason,
+	turns: number,
+	tool_calls: number,
+	usage: Usage,
+	record_errors: string[],
+};
+
+/**  What a conversation runs with (recorded in its first line). */
+export type AgentSettings = {
+	tools?: ToolMode,
+	/**  Model requests at most (seed 002's `max_iterations`). */
+	max_iterations?: number,
+	/**  Tool calls at most across the whole conversation. */
+	max_total_tool_calls?: number,
+	/**  Input plus output tokens at most, as the endpoint reports them; `None` for no budget. */
+	token_budget?: number | null,
+	/**  Auto runs read-only methods and asks for the rest; manual asks for every call. */
+	mode?: CallMode,
+	/**  The person's own instructions, sent before the tool prompt. */
+	system_prompt?: string | null,
+	request?: RequestOptions,
+};
+
 /**
  *  Behaviour hints for a method. `None` means "not stated"; an unstated method is treated as
  *  destructive and not read-only, because a hint that was never given cannot be trusted.
@@ -104,6 +174,23 @@ export type ArgumentIssue = {
 	/**  JSON pointer into the arguments (`/` for the object itself). */
 	path: string,
 	message: string,
+};
+
+/**  A native tool call, assembled from its fragments. */
+export type AssembledCall = {
+	id: string,
+	name: string,
+	/**  The arguments' JSON text as sent (it may be invalid or cut off: the parser judges it). */
+	arguments: string,
+};
+
+/**  A whole reply: what the events add up to. */
+export type AssembledReply = {
+	text: string,
+	reasoning: string,
+	calls: AssembledCall[],
+	finish_reason: string | null,
+	usage: Usage | null,
 };
 
 /**  Whether the host runs requests as soon as they are parsed or waits for the user. */
@@ -148,6 +235,8 @@ export type CommandErrorKind =
 "settings" | 
 /**  A tool source refused the change (unknown or duplicate server, clashing tool id, ...). */
 "source" | 
+/**  A model endpoint refused, failed or could not be reached. */
+"model" | 
 /**  An engine task failed unexpectedly (a bug worth reporting). */
 "internal";
 
@@ -167,6 +256,19 @@ export type ConfirmationRequest = {
 	reason: ConfirmReason,
 };
 
+/**  One line of the conversation list. */
+export type ConversationSummary = {
+	id: string,
+	started_at_ms: number,
+	task: string,
+	model: string,
+	turns: number,
+	tool_calls: number,
+	/**  `None` while running, or when the run was killed before it could say how it ended. */
+	ended: StopReason | null,
+	usage: Usage,
+};
+
 export type CycleOutcome = {
 	/**  Parent id of every history entry of this cycle. */
 	cycle_id: string,
@@ -178,6 +280,13 @@ export type CycleOutcome = {
 	/**  Runs that could not be recorded (the cycle itself still succeeded). */
 	history_errors?: string[],
 };
+
+/**  What a person decided about one call. */
+export type Decision = 
+/**  Run it; `edited` holds the arguments when the person changed them. */
+{ decision: "run"; edited?: { [key in string]: Value } | null } | { decision: "deny"; reason?: string | null } | 
+/**  End the conversation here. */
+{ decision: "stop" };
 
 /**  One tool definition as read, its schema already JSON Schema. */
 export type Definition = {
@@ -202,6 +311,19 @@ export type Diagnostic = {
 export type DiagnosticCode = "unclosed_block" | "unclosed_value" | "missing_tool_name" | "duplicate_key" | "stray_text" | "invalid_json" | "unknown_key" | 
 /**  The routing name does not resolve (reported at parse time with `strict_unknown_tool`). */
 "unknown_tool" | "internal_error";
+
+/**  A profile as the Agent pane shows it. */
+export type EndpointProfile = {
+	name: string,
+	/**  `openai_chat`, `openai_responses`, `anthropic`, `gemini`. */
+	wire: string,
+	base_url: string,
+	model: string,
+	/**  Where the key comes from: `none`, `env`, `stored`. */
+	key_source: string,
+	/**  The variable, for `env`. */
+	key_env: string | null,
+};
 
 /**  The classified reasons a run can fail (DESIGN.md). */
 export type ErrorKind = "invalid_name" | "tool_not_found" | "method_not_found" | "not_agent_callable" | "invalid_args" | "denied" | "timeout" | "cancelled" | "tool_error" | "output_too_large" | "transport";
@@ -327,6 +449,13 @@ export type Layout = {
 	executor_mode?: string,
 };
 
+/**  A conversation read back. */
+export type LoadedConversation = {
+	id: string,
+	records: TimedRecord[],
+	skipped: SkippedLine[],
+};
+
 /**  A call typed by hand in the Executor pane. */
 export type ManualCall = {
 	tool_name: string,
@@ -395,6 +524,37 @@ export type MockReply =
 /**  A failure: the tool reports an error, or cannot be reached. */
 { type: "error"; kind: MockErrorKind; message: string };
 
+/**  How a model request failed, in the terms people act on. */
+export type ModelErrorKind = 
+/**  401/403: the key is missing, wrong or lacks access. */
+"unauthorized" | "model_not_found" | 
+/**  429 after the bounded retries. */
+"rate_limited" | 
+/**  The conversation no longer fits the model's context. */
+"context_length" | 
+/**  5xx. */
+"server" | 
+/**  Any other refusal (400 with the endpoint's reason). */
+"rejected" | 
+/**  The endpoint could not be reached. */
+"transport" | 
+/**  A chunk of the stream could not be read. */
+"stream" | 
+/**  The stream stopped before the endpoint finished the reply. */
+"cut" | 
+/**  The stream went silent past the idle timeout. */
+"stalled" | "cancelled";
+
+/**  What the endpoint is, for the record and the screen (never its key). */
+export type ModelInfo = {
+	/**  `openai_chat`, `openai_responses`, `anthropic`, `gemini`. */
+	wire: string,
+	base_url: string,
+	model: string,
+	/**  The protocol whose tool definitions the wire carries natively. */
+	native_protocol: string,
+};
+
 /**  How a batch of requests from one reply is scheduled. */
 export type ParallelExecution = 
 /**  One after another, in reply order. */
@@ -461,6 +621,17 @@ export type ProtocolInfo = {
 	label: string,
 };
 
+/**  One line of a conversation file. */
+export type Record = { type: "started"; id: string; 
+/**  Unix milliseconds. */
+started_at_ms: number; task: string; model: ModelInfo; settings: AgentSettings; 
+/**  The names the model was offered. */
+tools: string[] } | { type: "request"; turn: number; body: Value } | 
+/**  One SSE event's data as received. */
+{ type: "chunk"; turn: number; data: string } | { type: "retry"; turn: number; attempt: number; of: number; wait_ms: number; reason: string } | { type: "reply"; turn: number; reply: AssembledReply; timing: TurnTiming } | { type: "parsed"; turn: number; report: ParseReport } | { type: "decided"; turn: number; request_id: string; tool_name: string; decision: Decision } | { type: "result"; turn: number; result: ToolExecutionResult; suggestion?: string | null } | 
+/**  What the loop told the model about a reply it could not act on. */
+{ type: "feedback"; turn: number; text: string } | { type: "model_failed"; turn: number; kind: ModelErrorKind; message: string } | { type: "ended"; reason: StopReason; turns: number; tool_calls: number; usage: Usage };
+
 /**  One call block as it appeared while a reply streamed in. */
 export type ReplayedCall = {
 	block: number,
@@ -482,6 +653,31 @@ export type ReplayedDiagnostic = {
 	diagnostic: Diagnostic,
 };
 
+/**  One turn, then and now. */
+export type ReplayedTurn = {
+	turn: number,
+	recorded: ParseReport | null,
+	today: ParseReport,
+	/**  The calls (names, arguments, cut-off marks) or the error diagnostics differ. */
+	changed: boolean,
+};
+
+/**  One step of a streamed reply, in arrival order. */
+export type ReplyEvent = 
+/**  Visible text. */
+{ type: "text"; text: string } | 
+/**  Reasoning the endpoint sends apart from the text (`reasoning_content`, thinking blocks). */
+{ type: "reasoning"; text: string } | 
+/**  A native tool call began (its name may only be known now). */
+{ type: "call_started"; index: number; id: string; name: string } | 
+/**  More of a call's arguments (a JSON text fragment). */
+{ type: "call_arguments"; index: number; fragment: string } | 
+/**
+ *  The reply ended, with the endpoint's reason (`tool_calls`, `stop`, `length`, `tool_use`,
+ *  `max_tokens`, ...).
+ */
+{ type: "finished"; reason: string } | { type: "usage"; usage: Usage };
+
 /**  Whether a parsed request would run: `None` when its tool is known and its arguments valid. */
 export type RequestCheck = {
 	request_id: string,
@@ -491,6 +687,14 @@ export type RequestCheck = {
 	 *  not the call's own name.
 	 */
 	routing_name: string | null,
+};
+
+/**  The request options people tune; `None` leaves the endpoint's default. */
+export type RequestOptions = {
+	tool_choice?: ToolChoice,
+	parallel_tool_calls?: boolean | null,
+	temperature?: number | null,
+	max_tokens?: number | null,
 };
 
 /**  Where the tools of the request a reply answered come from. */
@@ -579,6 +783,26 @@ export type Span = {
 	end: number,
 };
 
+/**  Why a conversation ended. */
+export type StopReason = 
+/**  The model answered without calling a tool. */
+{ reason: "final" } | { reason: "max_iterations"; limit: number } | { reason: "max_tool_calls"; limit: number } | { reason: "token_budget"; limit: number; used: number } | 
+/**  A person stopped it (Esc, or "stop" at a confirmation). */
+{ reason: "stopped" } | { reason: "model_failed"; kind: ModelErrorKind; message: string };
+
+/**  What a stream reports, in reply order. */
+export type StreamEvent = 
+/**  Prose outside the calls. */
+{ type: "content"; span: Span } | 
+/**  A call block began (`block` counts blocks from 0). */
+{ type: "call_started"; block: number; start: number } | 
+/**  More of the open block's body (the arguments, in most formats) arrived. */
+{ type: "arguments_delta"; block: number; span: Span } | 
+/**  A call is complete. */
+{ type: "call"; block: number; request: ParsedToolRequest } | 
+/**  Reasoning text ended (never parsed as calls). */
+{ type: "reasoning"; span: Span } | { type: "diagnostic"; diagnostic: Diagnostic };
+
 /**
  *  What streaming a whole reply in fixed deltas produced, and when: enough to replay the
  *  stream at any speed without sending every delta across a process boundary.
@@ -602,6 +826,12 @@ export type Theme =
 /**  Follow the operating system. */
 "system" | "light" | "dark";
 
+/**  A record with its time. */
+export type TimedRecord = {
+	/**  Milliseconds since the conversation started. */
+	t_ms: number | null,
+} & Record;
+
 export type ToolCallConfig = {
 	enabled?: boolean,
 	mode?: CallMode,
@@ -619,6 +849,11 @@ export type ToolCallConfig = {
 	strict_unknown_tool?: boolean,
 };
 
+/**  Which tools the model may call (OpenAI's `tool_choice`; each wire has its own spelling). */
+export type ToolChoice = { type: "auto" } | { type: "none" } | { type: "required" } | 
+/**  Exactly this tool (its name as the model sees it). */
+{ type: "named"; name: string };
+
 /**  The outcome of one request. */
 export type ToolExecutionResult = {
 	request_id: string,
@@ -630,6 +865,13 @@ export type ToolExecutionResult = {
 	error?: ExecutionError | null,
 	truncated?: Truncation | null,
 };
+
+/**  How the model is given its tools. */
+export type ToolMode = 
+/**  As the API's `tools`; calls come back structured. */
+{ kind: "native" } | 
+/**  In the system prompt, in the wire format `format` (a protocol id). */
+{ kind: "prompted"; format: string };
 
 /**  One import, as saved in the data directory. */
 export type ToolSet = {
@@ -665,6 +907,34 @@ export type ToolView = {
 export type Truncation = {
 	original_bytes: number,
 	kept_bytes: number,
+};
+
+/**  One turn, ready to copy or save. */
+export type TurnExport = {
+	/**
+	 *  The reply as a parser reads it: the text (prompted tools) or the Chat Completions
+	 *  document the streamed calls amount to (native tools).
+	 */
+	reply: string,
+	/**  The format that reads `reply`. */
+	format: string,
+	/**  The request body as it was sent, pretty-printed. */
+	request: string,
+	/**  A cURL command sending the request again; the key is an environment variable. */
+	curl: string,
+};
+
+/**  When a reply's parts arrived, in milliseconds after its request was sent. */
+export type TurnTiming = {
+	first_token_ms: number | null,
+	first_call_ms: number | null,
+	total_ms: number | null,
+};
+
+/**  Token counts, as the endpoint reported them. */
+export type Usage = {
+	input_tokens: number,
+	output_tokens: number,
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };

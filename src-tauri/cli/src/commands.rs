@@ -139,6 +139,8 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::Imported(args) => crate::imported::imported(&global, args),
         Command::Eval(args) => crate::eval::eval(&global, args),
         Command::Formats(args) => Ok(formats(&global, &args)),
+        Command::Agent(args) => crate::agent::agent(&global, args).await,
+        Command::Endpoints(args) => crate::agent::endpoints(&global, args).await,
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
     };
     outcome.unwrap_or_else(|error| {

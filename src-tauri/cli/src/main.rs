@@ -3,6 +3,7 @@
 //! Every command maps onto one engine call; this file only parses flags, reads inputs, prints
 //! and chooses the exit code. Exit codes are part of the interface (see [`exit`]).
 
+mod agent;
 mod bench_parse;
 mod commands;
 mod confirm;
@@ -31,7 +32,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about = "Inspect, parse and run LLM tool calls from the command line",
     after_help = "Exit codes: 0 ok · 1 a tool call failed · 2 bad usage or input · \
                   3 the reply had no usable calls / parse errors · 4 environment error · \
-                  130 interrupted"
+                  5 the model endpoint failed · 130 interrupted"
 )]
 struct Cli {
     #[command(flatten)]
@@ -93,6 +94,10 @@ enum Command {
     Eval(eval::EvalArgs),
     /// List the wire formats the parser knows (built-in, then declared), or check format files.
     Formats(commands::FormatsArgs),
+    /// Run the agent loop against a model endpoint: the model calls tools until it answers.
+    Agent(agent::AgentArgs),
+    /// List, add, remove or test model endpoint profiles.
+    Endpoints(agent::EndpointsArgs),
     /// Time the parsers on a directory of replies with expected calls (manifest.json).
     BenchParse(bench_parse::BenchParseArgs),
 }

@@ -35,13 +35,13 @@ async fn the_binary_serves_a_script_file_until_stdin_closes() {
         .expect("a loopback URL with a port");
     assert_ne!(port, 0);
 
-    let endpoint = toolscope_llm::client::Endpoint {
-        wire: Wire::OpenAiChat,
-        base_url: format!("{url}/v1"),
-        model: "toolscope-test".to_owned(),
-        api_key: None,
-        idle_timeout: Duration::from_secs(5),
-    };
+    let endpoint = toolscope_llm::client::Endpoint::new(
+        Wire::OpenAiChat,
+        format!("{url}/v1"),
+        "toolscope-test".to_owned(),
+        None,
+        Duration::from_secs(5),
+    );
     let (reply, _) =
         common::stream_with(&endpoint, common::body(Wire::OpenAiChat, "weather?")).await;
     assert_eq!(reply.expect("reply").calls[0].name, "weather_current");

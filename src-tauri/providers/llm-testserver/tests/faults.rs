@@ -47,7 +47,7 @@ async fn a_cut_stream_is_reported_as_cut_with_the_arguments_so_far() {
 }
 
 #[tokio::test]
-async fn a_cut_chunked_body_is_an_error_too() {
+async fn a_cut_chunked_body_is_a_cut_stream() {
     for wire in WIRES {
         let reply = Reply {
             framing: Some(Framing::Chunked),
@@ -56,11 +56,10 @@ async fn a_cut_chunked_body_is_an_error_too() {
         let server = TestServer::start(Script::new(vec![Turn::reply(reply)]))
             .await
             .expect("server");
-        // The body ends without its last chunk: the HTTP client reports a broken body, which
-        // `toolscope-llm` currently words as "a chunk that is not valid JSON" (a `Stream`
-        // error); a cut would be the better word, so either is accepted here.
+        // The body ends without its last chunk: the HTTP client reports a broken body, which is
+        // a cut stream with what had arrived.
         match stream(&server, wire, "hi").await {
-            Err(ClientError::Stream { partial, .. } | ClientError::Cut { partial }) => {
+            Err(ClientError::Cut { partial }) => {
                 assert_eq!(partial.calls.len(), 1, "{wire:?}");
             }
             other => panic!("{wire:?}: expected an error, got {other:?}"),

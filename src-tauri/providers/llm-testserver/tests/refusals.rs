@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{endpoint, stream, stream_with, WIRES};
+use common::{body, endpoint, stream, stream_with, WIRES};
 use toolscope_llm::client::{ClientError, Wire};
 use toolscope_llm::EndpointError;
 use toolscope_llm_testserver::{ErrorReply, Expect, Reply, Script, TestServer, Turn};
@@ -22,7 +22,10 @@ async fn refusal(turn: ErrorReply, wire: Wire) -> EndpointError {
     let server = TestServer::start(Script::new(vec![Turn::error(turn)]))
         .await
         .expect("server");
-    match stream(&server, wire, "hi").await {
+    // Retries off: each refusal is classified as it came.
+    let mut endpoint = endpoint(&server, wire, None);
+    endpoint.max_retries = 0;
+    match stream_with(&endpoint, body(wire, "hi")).await.0 {
         Err(ClientError::Refused(error)) => error,
         other => panic!("{wire:?}: expected a refusal, got {other:?}"),
     }

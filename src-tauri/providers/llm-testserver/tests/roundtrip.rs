@@ -71,6 +71,7 @@ async fn every_wire_delivers_the_scripted_reply_through_the_client() {
         let finish = match wire {
             Wire::Anthropic => "tool_use",
             Wire::OpenAiChat | Wire::OpenAiResponses => "tool_calls",
+            Wire::Gemini => "STOP",
         };
         assert_eq!(reply.finish_reason.as_deref(), Some(finish), "{wire:?}");
         assert_eq!(

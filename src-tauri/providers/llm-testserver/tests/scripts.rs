@@ -5,7 +5,6 @@ mod common;
 
 use common::{fixtures, stream, WIRES};
 use toolscope_llm::client::ClientError;
-use toolscope_llm::EndpointError;
 use toolscope_llm_testserver::{Script, TestServer};
 
 fn script(name: &str) -> Script {
@@ -113,25 +112,30 @@ async fn disconnects_mid_call_cuts_the_call_then_answers() {
 }
 
 #[tokio::test]
-async fn rate_limited_then_ok_asks_to_wait_one_second() {
+async fn rate_limited_then_ok_is_retried_after_the_second_it_asks_for() {
     for wire in WIRES {
         let server = TestServer::start(script("rate_limited_then_ok.json"))
             .await
             .expect("server");
-        match stream(&server, wire, "hi").await {
-            Err(ClientError::Refused(EndpointError::RateLimited { retry_after, .. })) => {
-                assert_eq!(
-                    retry_after,
-                    Some(std::time::Duration::from_secs(1)),
-                    "{wire:?}"
-                );
-            }
-            other => panic!("{wire:?}: expected a rate limit, got {other:?}"),
-        }
+        let mut notices = Vec::new();
+        let reply = toolscope_llm::client::stream_reply_with_retries(
+            &reqwest::Client::new(),
+            &common::endpoint(&server, wire, None),
+            common::body(wire, "hi"),
+            &tokio_util::sync::CancellationToken::new(),
+            |_| {},
+            |notice| notices.push(notice.clone()),
+        )
+        .await
+        .expect("the retry is answered");
+        assert_eq!(reply.text, "Hello after the rate limit.", "{wire:?}");
+        assert_eq!(notices.len(), 1, "{wire:?}");
         assert_eq!(
-            stream(&server, wire, "hi").await.expect("ok").text,
-            "Hello after the rate limit."
+            notices[0].wait,
+            std::time::Duration::from_secs(1),
+            "{wire:?}"
         );
+        assert_eq!(server.requests().len(), 2, "{wire:?}");
     }
 }
 

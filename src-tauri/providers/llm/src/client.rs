@@ -58,7 +58,7 @@ pub struct Endpoint {
 }
 
 /// The Anthropic API version this reader follows.
-const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Bodies of refusals are read up to this size (an HTML error page can be large).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -116,7 +116,26 @@ impl Endpoint {
     /// Retries of a rate-limited request unless a profile says otherwise.
     pub const DEFAULT_MAX_RETRIES: u32 = 2;
 
-    fn url(&self) -> String {
+    /// An endpoint with the default retries.
+    pub fn new(
+        wire: Wire,
+        base_url: String,
+        model: String,
+        api_key: Option<String>,
+        idle_timeout: Duration,
+    ) -> Self {
+        Self {
+            wire,
+            base_url,
+            model,
+            api_key,
+            idle_timeout,
+            max_retries: Self::DEFAULT_MAX_RETRIES,
+        }
+    }
+
+    /// Where the wire's streamed requests go.
+    pub fn url(&self) -> String {
         let base = self.base_url.trim_end_matches('/');
         match self.wire {
             Wire::OpenAiChat => format!("{base}/chat/completions"),
@@ -131,11 +150,24 @@ impl Endpoint {
     }
 }
 
+/// What the client tells its caller while a request runs, in order.
+#[derive(Debug, Clone, Copy)]
+pub enum ClientNotice<'a> {
+    /// The body as it is sent (with `model` and `stream`); credentials travel in headers.
+    Sent { body: &'a Value },
+    /// The endpoint refused for now; the request is sent again after the notice's wait.
+    Retry(&'a RetryNotice),
+    /// One SSE event's data, exactly as received.
+    Raw { data: &'a str },
+    /// What the data meant.
+    Event(&'a ReplyEvent),
+}
+
 /// Sends `body` (with `model` and `stream` set here, except for Gemini, whose URL names both)
 /// and reads the streamed reply, calling `on_event` for each event as it is read.
 ///
-/// A rate-limited request is retried as [`stream_reply_with_retries`] describes, without
-/// telling the caller; the error after the last retry says how many attempts were made.
+/// A rate-limited request is retried as [`stream_observed`] describes, without telling the
+/// caller; the error after the last retry says how many attempts were made.
 pub async fn stream_reply(
     client: &reqwest::Client,
     endpoint: &Endpoint,
@@ -146,17 +178,36 @@ pub async fn stream_reply(
     stream_reply_with_retries(client, endpoint, body, cancel, on_event, |_| {}).await
 }
 
-/// [`stream_reply`], telling `on_retry` of each retry before its wait: a 429 (or a 503 that
-/// names its end) before the stream starts is sent again after the endpoint's wait, else after
-/// 1 s, 2 s, 4 s, ..., at most [`Endpoint::max_retries`] times, and never after a wait longer
-/// than [`MAX_RETRY_WAIT`] ([`ClientError::GaveUp`] then). Cancelling ends a wait at once.
+/// [`stream_reply`], telling `on_retry` of each retry before its wait.
 pub async fn stream_reply_with_retries(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    body: Value,
+    cancel: &CancellationToken,
+    mut on_event: impl FnMut(&ReplyEvent),
+    mut on_retry: impl FnMut(&RetryNotice),
+) -> Result<AssembledReply, ClientError> {
+    stream_observed(client, endpoint, body, cancel, |notice| match notice {
+        ClientNotice::Event(event) => on_event(event),
+        ClientNotice::Retry(retry) => on_retry(retry),
+        ClientNotice::Sent { .. } | ClientNotice::Raw { .. } => {}
+    })
+    .await
+}
+
+/// Sends `body` and reads the streamed reply, telling `on` everything as it happens (what was
+/// sent, retries, each raw chunk and what it meant), for callers that keep evidence.
+///
+/// A 429 (or a 503 that names its end) before the stream starts is sent again after the
+/// endpoint's wait, else after 1 s, 2 s, 4 s, ..., at most [`Endpoint::max_retries`] times, and
+/// never after a wait longer than [`MAX_RETRY_WAIT`] ([`ClientError::GaveUp`] then).
+/// Cancelling ends a wait, or the read, at once.
+pub async fn stream_observed(
     client: &reqwest::Client,
     endpoint: &Endpoint,
     mut body: Value,
     cancel: &CancellationToken,
-    mut on_event: impl FnMut(&ReplyEvent),
-    mut on_retry: impl FnMut(&RetryNotice),
+    mut on: impl FnMut(ClientNotice<'_>),
 ) -> Result<AssembledReply, ClientError> {
     match body.as_object_mut() {
         Some(object) if endpoint.wire != Wire::Gemini => {
@@ -165,7 +216,9 @@ pub async fn stream_reply_with_retries(
         }
         _ => {}
     }
+    on(ClientNotice::Sent { body: &body });
     let url = endpoint.url();
+    let mut on_retry = |retry: &RetryNotice| on(ClientNotice::Retry(retry));
     let response = retry::open(client, endpoint, &url, &body, cancel, &mut on_retry).await?;
     let mut events = response.bytes_stream().eventsource();
     let mut reply = AssembledReply::default();
@@ -186,6 +239,12 @@ pub async fn stream_reply_with_retries(
                 })
             }
             Ok(None) => break,
+            // The connection broke mid-body (a chunked stream cut off): what arrived is partial.
+            Ok(Some(Err(eventsource_stream::EventStreamError::Transport(_)))) => {
+                return Err(ClientError::Cut {
+                    partial: Box::new(reply),
+                })
+            }
             Ok(Some(Err(e))) => {
                 return Err(ClientError::Stream {
                     error: StreamError::InvalidChunk {
@@ -197,6 +256,7 @@ pub async fn stream_reply_with_retries(
             }
             Ok(Some(Ok(event))) => event,
         };
+        on(ClientNotice::Raw { data: &event.data });
         batch.clear();
         let goes_on = match endpoint.wire {
             Wire::OpenAiChat => openai_chat::read_chunk(&event.data, &mut batch),
@@ -206,7 +266,7 @@ pub async fn stream_reply_with_retries(
         };
         for event in &batch {
             reply.apply(event);
-            on_event(event);
+            on(ClientNotice::Event(event));
         }
         match goes_on {
             Ok(true) => {}

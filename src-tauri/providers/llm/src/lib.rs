@@ -12,6 +12,7 @@ pub mod anthropic;
 pub mod client;
 pub mod error;
 pub mod gemini;
+pub mod model;
 pub mod openai_chat;
 pub mod profiles;
 pub mod reply;

@@ -15,16 +15,17 @@ use toolscope_llm_testserver::TestServer;
 pub const WIRES: [Wire; 3] = [Wire::OpenAiChat, Wire::OpenAiResponses, Wire::Anthropic];
 
 pub fn endpoint(server: &TestServer, wire: Wire, key: Option<&str>) -> Endpoint {
-    Endpoint {
+    let base_url = match wire {
+        Wire::Anthropic | Wire::Gemini => server.base_url(),
+        Wire::OpenAiChat | Wire::OpenAiResponses => server.openai_base_url(),
+    };
+    Endpoint::new(
         wire,
-        base_url: match wire {
-            Wire::Anthropic => server.base_url(),
-            Wire::OpenAiChat | Wire::OpenAiResponses => server.openai_base_url(),
-        },
-        model: "toolscope-test".to_owned(),
-        api_key: key.map(str::to_owned),
-        idle_timeout: Duration::from_secs(5),
-    }
+        base_url,
+        "toolscope-test".to_owned(),
+        key.map(str::to_owned),
+        Duration::from_secs(5),
+    )
 }
 
 /// A minimal request body in the wire's shape, with `extra` text in the last user message.
@@ -35,6 +36,7 @@ pub fn body(wire: Wire, extra: &str) -> Value {
             json!({"max_tokens": 256, "messages": [{"role": "user", "content": extra}]})
         }
         Wire::OpenAiChat => json!({"messages": [{"role": "user", "content": extra}]}),
+        Wire::Gemini => json!({"contents": [{"role": "user", "parts": [{"text": extra}]}]}),
     }
 }
 

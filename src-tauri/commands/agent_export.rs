@@ -1,0 +1,79 @@
+//! A recorded turn taken out of the app: its reply as a parser fixture (what the Parser pane
+//! and `toolscope parse` read) and its request as a cURL command that sends it again.
+
+use serde::Serialize;
+use tauri::State;
+use toolscope_engine::agent::native;
+use toolscope_engine::agent::record::Record;
+use toolscope_engine::agent::{ModelInfo, ToolMode};
+
+use crate::error::{CommandError, CommandErrorKind};
+use crate::state::AppState;
+
+/// One turn, ready to copy or save.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct TurnExport {
+    /// The reply as a parser reads it: the text (prompted tools) or the Chat Completions
+    /// document the streamed calls amount to (native tools).
+    pub reply: String,
+    /// The format that reads `reply`.
+    pub format: String,
+    /// The request body as it was sent, pretty-printed.
+    pub request: String,
+    /// A cURL command sending the request again; the key is an environment variable.
+    pub curl: String,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn conversation_turn_export(
+    state: State<'_, AppState>,
+    id: String,
+    turn: u32,
+) -> Result<TurnExport, CommandError> {
+    let conversation = state
+        .conversations()?
+        .load(&id)
+        .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
+    turn_export(&conversation.records, turn)
+}
+
+fn turn_export(
+    records: &[toolscope_engine::agent::record::TimedRecord],
+    turn: u32,
+) -> Result<TurnExport, CommandError> {
+    let mut start: Option<(&ModelInfo, &ToolMode)> = None;
+    let mut body = None;
+    let mut reply = None;
+    for timed in records {
+        match &timed.record {
+            Record::Started {
+                model, settings, ..
+            } => start = Some((model, &settings.tools)),
+            Record::Request { turn: t, body: b } if *t == turn => body = Some(b),
+            Record::Reply {
+                turn: t, reply: r, ..
+            } if *t == turn => reply = Some(r),
+            _ => {}
+        }
+    }
+    let missing = |what: &str| {
+        CommandError::new(
+            CommandErrorKind::InvalidInput,
+            format!("turn {turn} has no recorded {what}"),
+        )
+    };
+    let (model, mode) = start.ok_or_else(|| missing("start"))?;
+    let reply = reply.ok_or_else(|| missing("reply"))?;
+    let body = body.ok_or_else(|| missing("request"))?;
+    let (text, format) = match mode {
+        ToolMode::Prompted { format } => (reply.text.clone(), format.clone()),
+        ToolMode::Native => (native::document(reply), "openai_chat".to_owned()),
+    };
+    Ok(TurnExport {
+        reply: text,
+        format,
+        request: serde_json::to_string_pretty(body).unwrap_or_default(),
+        curl: toolscope_llm::model::curl_command(model, body),
+    })
+}
