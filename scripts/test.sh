@@ -17,6 +17,9 @@ step "setup" bash scripts/setup.sh --test
 step "cargo fmt" cargo fmt --all --check
 step "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test" cargo test --workspace --locked
+# Every benchmark once, in criterion's quick test mode, so none rots; the figures come from
+# `cargo bench` by hand.
+step "benches (each once)" cargo test --workspace --benches --locked
 # cargo test regenerates ui/src/bindings.ts from the Rust commands; it must match the commit.
 bindings_drift() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

@@ -11,8 +11,10 @@ use tauri::State;
 use tokio::sync::oneshot;
 use toolscope_engine::agent::record::{ConversationSummary, LoadedConversation};
 use toolscope_engine::agent::replay::{replay, ReplayedTurn};
+#[cfg(test)]
+use toolscope_engine::agent::Record;
 use toolscope_engine::agent::{
-    Agent, AgentEvent, AgentSettings, Confirmer, Decision, StopReason, Usage,
+    select_tools, Agent, AgentEvent, AgentSettings, Confirmer, Decision, StopReason, Usage,
 };
 use toolscope_engine::executor::{ConfirmationRequest, Executor, ExecutorOptions};
 use toolscope_engine::BoxFuture;
@@ -200,30 +202,54 @@ pub async fn agent_start(
     run_id: String,
     on_event: Channel<AgentRunEvent>,
 ) -> Result<AgentRunSummary, CommandError> {
-    let endpoint = state.profiles()?.endpoint(&profile).map_err(input_error)?;
+    let conversation = Conversation {
+        profile: &profile,
+        task: &task,
+        settings: &settings,
+        tools: tools.as_deref(),
+    };
+    run_conversation(&state, conversation, &run_id, &on_event).await
+}
+
+/// What `agent_start` was asked to run.
+pub(crate) struct Conversation<'a> {
+    pub profile: &'a str,
+    pub task: &'a str,
+    pub settings: &'a AgentSettings,
+    pub tools: Option<&'a [String]>,
+}
+
+pub(crate) async fn run_conversation(
+    state: &AppState,
+    conversation: Conversation<'_>,
+    run_id: &str,
+    on_event: &Channel<AgentRunEvent>,
+) -> Result<AgentRunSummary, CommandError> {
+    let Conversation {
+        profile,
+        task,
+        settings,
+        tools,
+    } = conversation;
+    let endpoint = state.profiles()?.endpoint(profile).map_err(input_error)?;
     let secret = endpoint.api_key.clone();
     let model = EndpointModel::new(endpoint).map_err(model_error)?;
     let history = state.history()?;
-    let store = state.conversations()?;
+    let offered = select_tools(
+        state.discovery.enabled_tools(&state.config()),
+        tools.unwrap_or_default(),
+    )
+    .map_err(|unknown| input_error(format!("no enabled tool or method '{unknown}'")))?;
+    let run = state.begin_run(run_id)?;
     let secrets: Vec<&str> = secret.iter().map(String::as_str).collect();
-    let log = store
+    let log = state
+        .conversations()?
         .create(&secrets)
         .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
     let _ = on_event.send(AgentRunEvent::Started {
         conversation_id: log.id().to_owned(),
     });
-    let run = state.begin_run(&run_id)?;
     let protocols = state.protocols();
-    let mut offered = state.discovery.enabled_tools(&state.config());
-    if let Some(wanted) = tools {
-        for tool in &mut offered {
-            let whole = wanted.contains(&tool.tool_id);
-            let id = tool.tool_id.clone();
-            tool.methods
-                .retain(|m| whole || wanted.contains(&format!("{id}_{}", m.name)));
-        }
-        offered.retain(|t| !t.methods.is_empty());
-    }
     let executor = Executor::new(
         state.registry.clone(),
         ExecutorOptions::from(&state.config()),
@@ -249,7 +275,7 @@ pub async fn agent_start(
         observer: &observer,
     };
     let outcome = agent
-        .run(&task, &settings, &run.token)
+        .run(task, settings, &run.token)
         .await
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
     Ok(AgentRunSummary {
@@ -270,8 +296,12 @@ pub async fn agent_confirm(
     confirmation_id: String,
     decision: Decision,
 ) -> Result<bool, CommandError> {
-    let waiting = lock(&state.agent_confirmations).remove(&confirmation_id);
-    Ok(waiting.is_some_and(|answer| answer.send(decision).is_ok()))
+    Ok(answer(&state, &confirmation_id, decision))
+}
+
+pub(crate) fn answer(state: &AppState, confirmation_id: &str, decision: Decision) -> bool {
+    let waiting = lock(&state.agent_confirmations).remove(confirmation_id);
+    waiting.is_some_and(|answer| answer.send(decision).is_ok())
 }
 
 fn stored(error: impl std::fmt::Display) -> CommandError {
@@ -320,3 +350,7 @@ pub async fn conversation_replay(
     replay(&conversation, &state.protocols())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))
 }
+
+#[cfg(test)]
+#[path = "agent_tests.rs"]
+mod tests;

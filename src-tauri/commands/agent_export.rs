@@ -38,7 +38,7 @@ pub async fn conversation_turn_export(
     turn_export(&conversation.records, turn)
 }
 
-fn turn_export(
+pub(crate) fn turn_export(
     records: &[toolscope_engine::agent::record::TimedRecord],
     turn: u32,
 ) -> Result<TurnExport, CommandError> {

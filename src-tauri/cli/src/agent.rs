@@ -17,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 
 use toolscope_engine::agent::record::ConversationStore;
 use toolscope_engine::agent::{
-    Agent, AgentEvent, AgentSettings, Confirmer, Decision, ReplyEvent, RequestOptions, StopReason,
-    ToolChoice, ToolMode,
+    select_tools, Agent, AgentEvent, AgentSettings, Confirmer, Decision, ReplyEvent,
+    RequestOptions, StopReason, ToolChoice, ToolMode,
 };
 use toolscope_engine::config::CallMode;
 use toolscope_engine::discovery::Discovery;
@@ -177,7 +177,13 @@ pub async fn agent(global: &GlobalArgs, args: AgentArgs) -> Result<u8, SetupErro
     let registry = setup::registry(global)?;
     let protocols = setup::protocols(global);
     let discovery = Discovery::new(Arc::clone(&registry), protocols.clone());
-    let tools = selected_tools(&discovery, &args.tools)?;
+    let tools = select_tools(discovery.enabled_tools(&setup::config(None)?), &args.tools).map_err(
+        |unknown| {
+            SetupError::usage(format!(
+                "--tools: no enabled tool or method '{unknown}' (see `toolscope list`)"
+            ))
+        },
+    )?;
     let options = ExecutorOptions {
         timeout: Duration::from_millis(args.timeout_ms),
         ..ExecutorOptions::default()
@@ -285,40 +291,6 @@ fn settings(args: &AgentArgs) -> Result<AgentSettings, SetupError> {
             max_tokens: args.max_tokens,
         },
     })
-}
-
-/// The enabled tools, narrowed to `wanted` (tool ids keep all their methods, routing names one).
-fn selected_tools(
-    discovery: &Discovery,
-    wanted: &[String],
-) -> Result<Vec<toolscope_protocol::ToolDefinitionInput>, SetupError> {
-    let mut tools = discovery.enabled_tools(&setup::config(None)?);
-    if wanted.is_empty() {
-        return Ok(tools);
-    }
-    for tool in &mut tools {
-        let whole = wanted.contains(&tool.tool_id);
-        let id = tool.tool_id.clone();
-        tool.methods
-            .retain(|m| whole || wanted.contains(&format!("{id}_{}", m.name)));
-    }
-    tools.retain(|t| !t.methods.is_empty());
-    let known: Vec<String> = tools
-        .iter()
-        .flat_map(|t| {
-            std::iter::once(t.tool_id.clone()).chain(
-                t.methods
-                    .iter()
-                    .map(|m| format!("{}_{}", t.tool_id, m.name)),
-            )
-        })
-        .collect();
-    if let Some(unknown) = wanted.iter().find(|w| !known.contains(w)) {
-        return Err(SetupError::usage(format!(
-            "--tools: no enabled tool or method '{unknown}' (see `toolscope list`)"
-        )));
-    }
-    Ok(tools)
 }
 
 /// What a person watching the terminal sees: the reply on stdout, the rest on stderr.

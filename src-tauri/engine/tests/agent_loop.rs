@@ -5,16 +5,16 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use toolscope_builtin::{register_all, BuiltinOptions};
+use toolscope_engine::agent::playback::{PlaybackModel, PlaybackTurn};
 use toolscope_engine::agent::record::ConversationStore;
 use toolscope_engine::agent::replay::replay;
 use toolscope_engine::agent::{
-    Agent, AgentEvent, AgentSettings, AssembledReply, Confirmer, Decision, Message, ModelClient,
-    ModelError, ModelErrorKind, ModelInfo, ModelRequest, Record, ReplyEvent, StopReason,
-    StreamItem, ToolMode, Usage,
+    Agent, AgentEvent, AgentSettings, Confirmer, Decision, Message, ModelErrorKind, ModelInfo,
+    Record, ReplyEvent, StopReason, ToolMode, Usage,
 };
 use toolscope_engine::config::CallMode;
 use toolscope_engine::discovery::Discovery;
@@ -25,12 +25,6 @@ use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_protocol::result::ExecutionStatus;
 use toolscope_protocol::stream::StreamEvent;
 use toolscope_protocol::ProtocolSet;
-
-/// One scripted answer: the events to stream, or a failure after some of them.
-enum Turn {
-    Reply(Vec<ReplyEvent>),
-    FailAfter(Vec<ReplyEvent>, ModelErrorKind),
-}
 
 fn text(t: &str) -> ReplyEvent {
     ReplyEvent::Text { text: t.to_owned() }
@@ -74,85 +68,24 @@ fn finished(reason: &str) -> Vec<ReplyEvent> {
     ]
 }
 
-fn reply(parts: Vec<Vec<ReplyEvent>>) -> Turn {
-    Turn::Reply(parts.into_iter().flatten().collect())
+fn reply(parts: Vec<Vec<ReplyEvent>>) -> PlaybackTurn {
+    PlaybackTurn::reply(parts.into_iter().flatten().collect())
 }
 
-/// What one request carried: the system prompt, the messages, the native tools.
-type Seen = (Option<String>, Vec<Message>, Option<Value>);
-
-/// Plays turns in order (the last one again and again when `repeat_last`), and keeps what each
-/// request carried.
-struct ScriptedModel {
-    turns: Mutex<VecDeque<Turn>>,
-    repeat_last: Option<Vec<ReplyEvent>>,
-    seen: Mutex<Vec<Seen>>,
+fn scripted(turns: Vec<PlaybackTurn>) -> PlaybackModel {
+    PlaybackModel::new(info(), turns, false)
 }
 
-impl ScriptedModel {
-    fn new(turns: Vec<Turn>) -> Self {
-        Self {
-            turns: Mutex::new(turns.into()),
-            repeat_last: None,
-            seen: Mutex::default(),
-        }
-    }
-
-    fn requests(&self) -> Vec<Seen> {
-        self.seen.lock().expect("lock").clone()
-    }
+fn looping(turn: Vec<ReplyEvent>) -> PlaybackModel {
+    PlaybackModel::new(info(), vec![PlaybackTurn::reply(turn)], true)
 }
 
-impl ModelClient for ScriptedModel {
-    fn info(&self) -> ModelInfo {
-        ModelInfo {
-            wire: "openai_chat".to_owned(),
-            base_url: "scripted".to_owned(),
-            model: "scripted-model".to_owned(),
-            native_protocol: "openai_chat".to_owned(),
-        }
-    }
-
-    fn send<'a>(
-        &'a self,
-        request: ModelRequest<'a>,
-        _cancel: &'a CancellationToken,
-        on_item: &'a mut (dyn FnMut(StreamItem<'_>) + Send),
-    ) -> BoxFuture<'a, Result<AssembledReply, ModelError>> {
-        Box::pin(async move {
-            self.seen.lock().expect("lock").push((
-                request.system.map(str::to_owned),
-                request.messages.to_vec(),
-                request.tools.cloned(),
-            ));
-            let body = json!({"messages": request.messages.len()});
-            on_item(StreamItem::Sent { body: &body });
-            let next = self.turns.lock().expect("lock").pop_front();
-            let turn = match (next, &self.repeat_last) {
-                (Some(turn), _) => turn,
-                (None, Some(events)) => Turn::Reply(events.clone()),
-                (None, None) => panic!("script exhausted"),
-            };
-            let (events, failure) = match turn {
-                Turn::Reply(events) => (events, None),
-                Turn::FailAfter(events, kind) => (events, Some(kind)),
-            };
-            let mut reply = AssembledReply::default();
-            for event in &events {
-                let raw = serde_json::to_string(event).expect("serialise");
-                on_item(StreamItem::Raw { data: &raw });
-                reply.apply(event);
-                on_item(StreamItem::Event(event));
-            }
-            match failure {
-                None => Ok(reply),
-                Some(kind) => Err(ModelError {
-                    kind,
-                    message: format!("{kind:?} after {} events", events.len()),
-                    partial: Some(reply),
-                }),
-            }
-        })
+fn info() -> ModelInfo {
+    ModelInfo {
+        wire: "openai_chat".to_owned(),
+        base_url: "scripted".to_owned(),
+        model: "scripted-model".to_owned(),
+        native_protocol: "openai_chat".to_owned(),
     }
 }
 
@@ -213,7 +146,7 @@ impl Bench {
 
     async fn run(
         &self,
-        model: &ScriptedModel,
+        model: &PlaybackModel,
         settings: &AgentSettings,
         confirmer: &QueueConfirmer,
     ) -> (toolscope_engine::agent::AgentOutcome, Vec<AgentEvent>) {
@@ -267,7 +200,7 @@ fn results(events: &[AgentEvent]) -> Vec<(String, ExecutionStatus, Option<String
 #[tokio::test]
 async fn native_calls_run_and_their_results_answer_them_until_a_final_answer() {
     let bench = Bench::new();
-    let model = ScriptedModel::new(vec![
+    let model = scripted(vec![
         reply(vec![
             vec![text("Let me compute.")],
             call(
@@ -359,7 +292,7 @@ fn record_kind(record: &Record) -> &'static str {
 #[tokio::test]
 async fn failures_go_back_with_suggestions_and_the_model_recovers() {
     let bench = Bench::new();
-    let model = ScriptedModel::new(vec![
+    let model = scripted(vec![
         reply(vec![
             call(0, "c1", "calculator_evalute", r#"{"expression": "1"}"#),
             finished("tool_calls"),
@@ -419,7 +352,7 @@ async fn failures_go_back_with_suggestions_and_the_model_recovers() {
 #[tokio::test]
 async fn prompted_tools_stream_through_the_format_parser_and_results_use_its_shape() {
     let bench = Bench::new();
-    let model = ScriptedModel::new(vec![
+    let model = scripted(vec![
         reply(vec![
             vec![text("Sure.\n<tool_"), text("call>\n{\"name\": \"calculator_evaluate\", \"argu"), text("ments\": {\"expression\": \"2+3\"}}\n</tool_call>")],
             finished("stop"),
@@ -482,13 +415,12 @@ async fn prompted_tools_stream_through_the_format_parser_and_results_use_its_sha
 #[tokio::test]
 async fn limits_end_a_conversation_that_would_go_on() {
     let bench = Bench::new();
-    let looping = [
+    let one_call = [
         call(0, "", "calculator_evaluate", r#"{"expression": "1"}"#),
         finished("tool_calls"),
     ]
     .concat();
-    let mut model = ScriptedModel::new(vec![]);
-    model.repeat_last = Some(looping.clone());
+    let model = looping(one_call.clone());
     let settings = AgentSettings {
         max_iterations: 3,
         ..AgentSettings::default()
@@ -506,8 +438,7 @@ async fn limits_end_a_conversation_that_would_go_on() {
         finished("tool_calls"),
     ]
     .concat();
-    let mut model = ScriptedModel::new(vec![]);
-    model.repeat_last = Some(three);
+    let model = looping(three);
     let settings = AgentSettings {
         max_total_tool_calls: 2,
         ..AgentSettings::default()
@@ -519,8 +450,7 @@ async fn limits_end_a_conversation_that_would_go_on() {
     assert_eq!(outcome.tool_calls, 2);
     assert!(results(&events)[2].0.contains("limit of 2 tool calls"));
 
-    let mut model = ScriptedModel::new(vec![]);
-    model.repeat_last = Some(looping);
+    let model = looping(one_call);
     let settings = AgentSettings {
         token_budget: Some(250),
         ..AgentSettings::default()
@@ -548,7 +478,7 @@ async fn confirmation_asks_for_writes_in_auto_and_edits_denials_and_stop_count()
             &json!({"path": name, "content": "x"}).to_string(),
         )
     };
-    let model = ScriptedModel::new(vec![
+    let model = scripted(vec![
         reply(vec![
             call(0, "r", "calculator_evaluate", r#"{"expression": "1"}"#),
             finished("tool_calls"),
@@ -593,7 +523,7 @@ async fn confirmation_asks_for_writes_in_auto_and_edits_denials_and_stop_count()
         .is_some_and(|s| s.contains("did not allow")));
 
     // Manual mode asks for read-only calls too.
-    let model = ScriptedModel::new(vec![reply(vec![
+    let model = scripted(vec![reply(vec![
         call(0, "r", "calculator_evaluate", r#"{"expression": "1"}"#),
         finished("tool_calls"),
     ])]);
@@ -618,7 +548,10 @@ async fn a_stream_cut_mid_call_is_recorded_and_the_partial_call_never_runs() {
         call(0, "x", "workspace_write", r#"{"path": "a.txt", "cont"#),
     ]
     .concat();
-    let model = ScriptedModel::new(vec![Turn::FailAfter(partial, ModelErrorKind::Cut)]);
+    let model = scripted(vec![PlaybackTurn {
+        events: partial,
+        fails_with: Some(ModelErrorKind::Cut),
+    }]);
     let (outcome, events) = bench
         .run(
             &model,
@@ -657,7 +590,7 @@ async fn a_stream_cut_mid_call_is_recorded_and_the_partial_call_never_runs() {
 #[tokio::test]
 async fn replay_reads_recorded_replies_again_and_says_what_changed() {
     let bench = Bench::new();
-    let model = ScriptedModel::new(vec![
+    let model = scripted(vec![
         reply(vec![vec![text("<tool_call>{\"name\": \"calculator_evaluate\", \"arguments\": {\"expression\": \"1\"}}</tool_call>")], finished("stop")]),
         reply(vec![vec![text("1")], finished("stop")]),
     ]);
@@ -693,9 +626,52 @@ async fn replay_reads_recorded_replies_again_and_says_what_changed() {
 }
 
 #[tokio::test]
+async fn a_recorded_conversation_plays_back_through_the_loop_without_a_model() {
+    let bench = Bench::new();
+    let model = scripted(vec![
+        reply(vec![
+            call(0, "c1", "calculator_evaluate", r#"{"expression": "6*7"}"#),
+            finished("tool_calls"),
+        ]),
+        reply(vec![vec![text("42")], finished("stop")]),
+    ]);
+    let (first, first_events) = bench
+        .run(
+            &model,
+            &AgentSettings::default(),
+            &QueueConfirmer::default(),
+        )
+        .await;
+    let recorded = bench
+        .store
+        .load(&first.conversation_id.expect("id"))
+        .expect("load");
+    let again = PlaybackModel::from_conversation(&recorded).expect("a start record");
+    let (second, second_events) = bench
+        .run(
+            &again,
+            &AgentSettings::default(),
+            &QueueConfirmer::default(),
+        )
+        .await;
+    assert_eq!(
+        (second.reason.clone(), second.turns, second.tool_calls),
+        (StopReason::Final, 2, 1)
+    );
+    let outputs = |events: &[AgentEvent]| {
+        results(events)
+            .into_iter()
+            .map(|r| (r.0, r.1))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(outputs(&first_events), outputs(&second_events));
+    assert_eq!(second.final_text(), "42");
+}
+
+#[tokio::test]
 async fn an_unknown_prompted_format_is_refused_before_any_request() {
     let bench = Bench::new();
-    let model = ScriptedModel::new(vec![]);
+    let model = scripted(vec![]);
     let protocols = ProtocolSet::standard();
     let executor = Executor::new(Arc::clone(&bench.registry), ExecutorOptions::default());
     let agent = Agent {

@@ -44,8 +44,10 @@ impl Agent<'_> {
         let mut stopped = false;
         let mut limit_reached = false;
         for prepared in requests {
+            // A call that could not be read still counts: the model made it.
             let request = match prepared {
                 Err(failure) => {
+                    run.tool_calls += 1;
                     slots.push(Some(*failure));
                     continue;
                 }

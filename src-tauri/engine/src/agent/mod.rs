@@ -13,6 +13,7 @@
 mod calls;
 pub mod model;
 pub mod native;
+pub mod playback;
 pub mod record;
 pub mod replay;
 pub mod reply;
@@ -34,6 +35,7 @@ use crate::config::CallMode;
 use toolscope_protocol::parser::ParseReport;
 use toolscope_protocol::result::ToolExecutionResult;
 use toolscope_protocol::stream::StreamEvent;
+use toolscope_protocol::ToolDefinitionInput;
 
 /// How the model is given its tools.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,4 +169,32 @@ pub enum AgentEvent {
         tool_calls: u32,
         usage: Usage,
     },
+}
+
+/// `tools` narrowed to `wanted`: a tool id keeps all its methods, a routing name one method.
+/// An entry that names nothing in `tools` is returned as the error (a typo should not silently
+/// leave the model with fewer tools).
+pub fn select_tools(
+    mut tools: Vec<ToolDefinitionInput>,
+    wanted: &[String],
+) -> Result<Vec<ToolDefinitionInput>, String> {
+    if wanted.is_empty() {
+        return Ok(tools);
+    }
+    let known = |name: &String| {
+        tools
+            .iter()
+            .any(|t| &t.tool_id == name || t.methods.iter().any(|m| &t.routing_name(m) == name))
+    };
+    if let Some(unknown) = wanted.iter().find(|w| !known(w)) {
+        return Err(unknown.clone());
+    }
+    for tool in &mut tools {
+        let whole = wanted.contains(&tool.tool_id);
+        let id = tool.tool_id.clone();
+        tool.methods
+            .retain(|m| whole || wanted.contains(&format!("{id}_{}", m.name)));
+    }
+    tools.retain(|t| !t.methods.is_empty());
+    Ok(tools)
 }
