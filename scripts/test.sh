@@ -19,7 +19,7 @@ step "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnin
 step "cargo test" cargo test --workspace --locked
 # Every benchmark once, in criterion's quick test mode, so none rots; the figures come from
 # `cargo bench` by hand.
-step "benches (each once)" cargo test --workspace --benches --locked
+step "benches (each once)" cargo test --workspace --bench '*' --locked
 # cargo test regenerates ui/src/bindings.ts from the Rust commands; it must match the commit.
 bindings_drift() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

@@ -332,7 +332,7 @@ async fn failures_go_back_with_suggestions_and_the_model_recovers() {
         "{invalid}"
     );
     assert!(
-        results[2].0.contains("not a valid JSON object"),
+        results[2].0.contains("could not be read"),
         "{}",
         results[2].0
     );

@@ -119,7 +119,7 @@ pub fn requests_per_call(
                 errors.join("; ")
             };
             let message = format!(
-                "the arguments of '{}' are not a valid JSON object ({reason}): {}",
+                "the arguments of '{}' could not be read: {reason}. They were: {}",
                 call.name,
                 excerpt(&call.arguments)
             );

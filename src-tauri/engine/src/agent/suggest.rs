@@ -40,7 +40,15 @@ pub fn for_result(
                     Some(format!("{}: {}", display_path(&issue.path), fragment))
                 })
                 .collect();
-            if fragments.is_empty() {
+            if error.issues.is_empty() {
+                // The arguments could not be read at all: what to send, not the whole schema.
+                text = "Send the call again with its arguments as one complete JSON object".to_owned();
+                if let Some(outline) = schema.and_then(|s| fragment_at(s, "/")) {
+                    text.push_str(" (");
+                    text.push_str(&outline);
+                    text.push(')');
+                }
+            } else if fragments.is_empty() {
                 if let Some(schema) = schema {
                     text.push_str(": ");
                     text.push_str(&compact(schema));

@@ -27,6 +27,20 @@ const WARMUP: usize = 200;
 const CALLS: usize = 2000;
 const CONNECTS: usize = 10;
 
+/// `cargo bench` passes `--bench`; `cargo test --benches` (CI) does not: then every figure is
+/// taken once with a handful of iterations, so the bench is known to run, not measured.
+fn quick() -> bool {
+    !std::env::args().any(|arg| arg == "--bench")
+}
+
+fn scaled(full: usize) -> usize {
+    if quick() {
+        (full / 100).max(1)
+    } else {
+        full
+    }
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[index.min(sorted.len() - 1)]
@@ -51,7 +65,7 @@ async fn connect(config: McpServerConfig) -> (Arc<Registry>, McpSources, f64) {
 
 async fn round_trips(label: &str, config: McpServerConfig, routing_name: &str, args: Value) {
     let mut connects = Vec::new();
-    for _ in 0..CONNECTS {
+    for _ in 0..scaled(CONNECTS) {
         let (_, sources, ms) = connect(config.clone()).await;
         connects.push(ms);
         sources.shutdown();
@@ -67,21 +81,22 @@ async fn round_trips(label: &str, config: McpServerConfig, routing_name: &str, a
         unreachable!("object literal")
     };
     let cancel = CancellationToken::new();
-    let mut times = Vec::with_capacity(CALLS);
-    for i in 0..WARMUP + CALLS {
+    let mut times = Vec::with_capacity(scaled(CALLS));
+    for i in 0..scaled(WARMUP) + scaled(CALLS) {
         let request = ParsedToolRequest::manual(routing_name, Map::clone(&args));
         let started = Instant::now();
         let result = executor.execute(&request, &cancel).await;
         let elapsed = started.elapsed().as_secs_f64() * 1000.0;
         assert!(result.is_success(), "{result:?}");
-        if i >= WARMUP {
+        if i >= scaled(WARMUP) {
             times.push(elapsed);
         }
     }
     times.sort_by(f64::total_cmp);
     println!(
-        "{label:<44} connect median {:>7.1} ms | tools/call over {CALLS}: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        "{label:<44} connect median {:>7.1} ms | tools/call over {}: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
         percentile(&connects, 0.5),
+        scaled(CALLS),
         percentile(&times, 0.5),
         percentile(&times, 0.99),
         times[times.len() - 1],
@@ -91,15 +106,18 @@ async fn round_trips(label: &str, config: McpServerConfig, routing_name: &str, a
 
 async fn discovery_of_a_thousand_tools(server: &str) {
     let mut times = Vec::new();
-    for _ in 0..CONNECTS {
+    let mut tools = 0;
+    for _ in 0..scaled(CONNECTS) {
         let (registry, sources, ms) = connect(stdio("big", server, &["--tools", "1000"])).await;
-        assert_eq!(registry.get("big").map(|t| t.methods.len()), Some(1009));
+        // 1,000 generated tools beside the test server's own.
+        tools = registry.get("big").map_or(0, |t| t.methods.len());
+        assert!(tools > 1000, "{tools} tools listed");
         times.push(ms);
         sources.shutdown();
     }
     times.sort_by(f64::total_cmp);
     println!(
-        "{:<44} connect + list + register 1,008 tools: median {:.1} ms, min {:.1} ms",
+        "{:<44} connect + list + register {tools} tools: median {:.1} ms, min {:.1} ms",
         "rmcp test server, 1,000 generated tools",
         percentile(&times, 0.5),
         times[0]
