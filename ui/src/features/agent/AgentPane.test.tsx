@@ -105,6 +105,27 @@ describe("endpoint profiles", () => {
   });
 });
 
+describe("editing a profile", () => {
+  it("renames it with a key from the environment, removing the old name", async () => {
+    const backend = installAgentBackend();
+    render(<AgentPane active />);
+    await ready();
+    fireEvent.click(within(screen.getByTestId("profile-local")).getByRole("button", { name: "Edit" }));
+    expect(screen.getByTestId<HTMLInputElement>("profile-model").value).toBe("qwen3");
+    fireEvent.change(screen.getByTestId("profile-name"), { target: { value: "lab" } });
+    fireEvent.change(screen.getByTestId("profile-key-source"), { target: { value: "env" } });
+    fireEvent.change(screen.getByTestId("profile-key-env"), { target: { value: "LAB_KEY" } });
+    fireEvent.click(await enabled("profile-save"));
+    await screen.findByTestId("profile-lab");
+    expect(screen.queryByTestId("profile-local")).toBeNull();
+    expect(backend.argsOf("endpoint_save")).toEqual([
+      { profile: { name: "lab", wire: "openai_chat", base_url: "http://localhost:8080/v1", model: "qwen3", key_source: "env", key_env: "LAB_KEY" }, key: null },
+    ]);
+    expect(backend.argsOf("endpoint_remove")).toEqual([{ name: "local" }]);
+    expect(screen.getByTestId("profile-lab").textContent).toContain("$LAB_KEY");
+  });
+});
+
 /** Turn 1 streams a native call that needs confirmation; turn 2 answers. */
 function twoTurns(decision: { promise: Promise<Decision> }, step: { promise: Promise<void> }) {
   return async ({ send }: StartContext) => {
@@ -207,7 +228,9 @@ describe("a live conversation", () => {
     act(() => {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '{ "path": "b.txt" }' }, userEvent: "input.type" });
     });
-    fireEvent.click(await enabled("agent-confirm-run"));
+    // Enter runs (here with the edited arguments), once they are valid JSON.
+    await enabled("agent-confirm-run");
+    fireEvent.keyDown(dialog, { key: "Enter" });
 
     await screen.findByTestId("agent-ended");
     expect(screen.queryByTestId("agent-confirm")).toBeNull();
@@ -224,6 +247,12 @@ describe("a live conversation", () => {
     expect(within(turns[1] ?? document.body).getByTestId("agent-turn-text").textContent).toBe("Done: b.txt.");
     expect(screen.getByTestId("agent-ended").textContent).toContain("The model answered without calling a tool.");
     await enabled("agent-start");
+
+    // The finished conversation's record opens below.
+    backend.records["conv-7"] = [];
+    fireEvent.click(await enabled("agent-open-record"));
+    await screen.findByTestId("agent-recorded");
+    expect(backend.argsOf("conversation_load")).toEqual([{ id: "conv-7" }]);
   });
 
   it("denies with Esc and a reason, or stops the conversation from the dialog", async () => {

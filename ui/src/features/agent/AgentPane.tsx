@@ -112,7 +112,7 @@ export function AgentPane({ active }: { active: boolean }) {
           />
         </div>
         <div className="ag-column">
-          <LiveView run={run} prompted={startedPrompted} />
+          <LiveView run={run} prompted={startedPrompted} onOpenRecord={conversations.open} />
         </div>
       </div>
       <ConversationList view={conversations} query={query} onQueryChange={setQuery} />

@@ -3,7 +3,14 @@ import type { AgentRun } from "./useAgentRun";
 import { EndedNote } from "./EndedNote";
 import { TurnView } from "./TurnView";
 
-export function LiveView({ run, prompted }: { run: AgentRun; prompted: boolean }) {
+interface Props {
+  run: AgentRun;
+  prompted: boolean;
+  /** Opens the recorded conversation below. */
+  onOpenRecord: (id: string) => void;
+}
+
+export function LiveView({ run, prompted, onOpenRecord }: Props) {
   const { conversation, task } = run;
   if (task === null) return null;
   const last = conversation.turns[conversation.turns.length - 1];
@@ -12,6 +19,18 @@ export function LiveView({ run, prompted }: { run: AgentRun; prompted: boolean }
       <div className="ag-section-head">
         <h3 id="agent-live-title">{run.running ? "Conversation running" : "Last conversation"}</h3>
         {run.conversationId !== null && <span className="muted ag-small">recorded as {run.conversationId}</span>}
+        {run.conversationId !== null && !run.running && (
+          <button
+            type="button"
+            className="button button-small"
+            onClick={() => {
+              if (run.conversationId !== null) onOpenRecord(run.conversationId);
+            }}
+            data-testid="agent-open-record"
+          >
+            Open the record
+          </button>
+        )}
       </div>
       <p className="ag-task-text">{task}</p>
       <p className="visually-hidden" aria-live="polite">

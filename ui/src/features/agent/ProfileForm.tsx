@@ -45,6 +45,10 @@ export function ProfileForm({ initial, taken, onSave, onCancel }: Props) {
       setProblem(missing);
       return;
     }
+    if (initial?.key_source === "stored" && keyChoice === "stored" && trimmed !== initial.name) {
+      setProblem("The stored key belongs to the old name: enter the key again to rename the profile.");
+      return;
+    }
     if (trimmed !== initial?.name && taken.includes(trimmed)) {
       setProblem(`A profile named "${trimmed}" already exists.`);
       return;

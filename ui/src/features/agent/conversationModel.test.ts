@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 
 import type { AgentEvent, ParsedToolRequest, TimedRecord } from "../../lib/ipc";
 import { result } from "../executor/testBackend";
-import { applyAgentEvent, EMPTY_CONVERSATION, fromRecords, type Conversation } from "./conversationModel";
+import { applyAgentEvent, EMPTY_CONVERSATION, type Conversation } from "./conversationModel";
+import { fromRecords } from "./records";
 import { retryText, stopReasonText } from "./describe";
 import { markedSpans } from "./ReplyText";
 import { buildSettings, INITIAL_DRAFT, toolSubset } from "./settingsModel";

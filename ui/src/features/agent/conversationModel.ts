@@ -3,7 +3,7 @@
  * reasoning, the native calls with their streamed arguments, what the streaming parser found
  * (prompted tools), the parse, decisions, results, retries and feedback, and how it ended.
  * Built the same way from the live events ({@link applyAgentEvent}) and from a recorded file's
- * lines ({@link fromRecords}), so a recorded conversation reads like a live one.
+ * lines (`fromRecords` in records.ts), so a recorded conversation reads like a live one.
  */
 import type {
   AgentEvent,
@@ -17,7 +17,6 @@ import type {
   ReplyEvent,
   StopReason,
   StreamEvent,
-  TimedRecord,
   ToolExecutionResult,
   TurnTiming,
   Usage,
@@ -128,7 +127,7 @@ export function newTurn(turn: number): Turn {
 }
 
 /** `state` with turn `turn` (created when missing) replaced by `update(turn)`. */
-function withTurn(state: Conversation, turn: number, update: (current: Turn) => Turn): Conversation {
+export function withTurn(state: Conversation, turn: number, update: (current: Turn) => Turn): Conversation {
   const index = state.turns.findIndex((t) => t.turn === turn);
   if (index < 0) return { ...state, turns: [...state.turns, update(newTurn(turn))] };
   const turns = [...state.turns];
@@ -230,7 +229,7 @@ export function applyDecision(state: Conversation, turn: number, entry: Decision
   return withTurn(state, turn, (t) => ({ ...t, decisions: [...t.decisions, entry] }));
 }
 
-function finishReply(
+export function finishReply(
   turn: Turn,
   reply: { text: string; reasoning: string; calls: { id: string; name: string; arguments: string }[]; finish_reason: string | null; usage: Usage | null },
   timing: TurnTiming,
@@ -246,67 +245,4 @@ function finishReply(
     timing,
     report: report ?? turn.report,
   };
-}
-
-/** A recorded conversation's lines folded into the same view. */
-export function fromRecords(records: readonly TimedRecord[]): Conversation {
-  let state: Conversation = EMPTY_CONVERSATION;
-  for (const record of records) {
-    const at = record.t_ms;
-    switch (record.type) {
-      case "started":
-        state = {
-          ...state,
-          start: {
-            id: record.id,
-            startedAtMs: record.started_at_ms,
-            task: record.task,
-            model: record.model,
-            settings: record.settings,
-            tools: record.tools,
-          },
-        };
-        break;
-      case "request":
-        state = withTurn(state, record.turn, (t) => ({ ...t, requestAtMs: t.requestAtMs ?? at }));
-        break;
-      case "chunk":
-        break;
-      case "retry":
-        state = applyAgentEvent(state, { ...record, type: "retry" });
-        break;
-      case "reply":
-        state = withTurn(state, record.turn, (t) => ({ ...finishReply(t, record.reply, record.timing, null), replyAtMs: at }));
-        break;
-      case "parsed":
-        state = withTurn(state, record.turn, (t) => ({ ...t, report: record.report }));
-        break;
-      case "decided":
-        state = applyDecision(state, record.turn, {
-          requestId: record.request_id,
-          toolName: record.tool_name,
-          decision: record.decision,
-        });
-        break;
-      case "result":
-        state = withTurn(state, record.turn, (t) => ({
-          ...t,
-          results: [...t.results, { result: record.result, suggestion: record.suggestion ?? null, atMs: at }],
-        }));
-        break;
-      case "feedback":
-        state = withTurn(state, record.turn, (t) => ({ ...t, feedback: [...t.feedback, record.text] }));
-        break;
-      case "model_failed":
-        state = withTurn(state, record.turn, (t) => ({ ...t, failure: { kind: record.kind, message: record.message } }));
-        break;
-      case "ended":
-        state = {
-          ...state,
-          ended: { reason: record.reason, turns: record.turns, toolCalls: record.tool_calls, usage: record.usage },
-        };
-        break;
-    }
-  }
-  return state;
 }

@@ -6,7 +6,8 @@
 import { useCallback, useEffect, useState } from "react";
 
 import { errorMessage, ipc, type ConversationSummary, type ReplayedTurn, type SkippedLine } from "../../lib/ipc";
-import { fromRecords, type Conversation } from "./conversationModel";
+import type { Conversation } from "./conversationModel";
+import { fromRecords } from "./records";
 
 const SEARCH_DELAY_MS = 200;
 
