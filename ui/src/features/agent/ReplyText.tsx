@@ -51,8 +51,11 @@ function toAnnotations(text: string, marked: readonly Marked[]): Annotation[] {
         label: m.label,
       };
     })
-    .sort((a, b) => a.start - b.start || b.end - a.end || (a.kind === "request" ? -1 : 1));
+    // As buildAnnotations sorts: outer spans first, calls before diagnostics on equal spans.
+    .sort((a, b) => a.start - b.start || b.end - a.end || rank(a) - rank(b) || a.index - b.index);
 }
+
+const rank = (a: Annotation) => (a.kind === "request" ? 0 : 1);
 
 export const ReplyText = memo(function ReplyText({ turn, prompted }: { turn: Turn; prompted: boolean }) {
   const annotations = useMemo(() => (prompted ? toAnnotations(turn.text, markedSpans(turn)) : []), [turn, prompted]);
