@@ -10,6 +10,7 @@ import { ThemeSelect } from "./shell/ThemeSelect";
 const parser = lazyPane("Parser", () => import("./features/parser/ParserPane").then((m) => m.ParserPane));
 const executor = lazyPane("Executor", () => import("./features/executor/ExecutorPane").then((m) => m.ExecutorPane));
 const sources = lazyPane("Sources", () => import("./features/sources/SourcesPane").then((m) => m.SourcesPane));
+const agent = lazyPane("Agent", () => import("./features/agent/AgentPane").then((m) => m.AgentPane));
 /** After the first pane is up, the others are fetched while the user reads it. */
 const PRELOAD_AFTER_MS = 1000;
 
@@ -18,6 +19,7 @@ function preloadPanes() {
   parser.preload().catch(() => undefined);
   executor.preload().catch(() => undefined);
   sources.preload().catch(() => undefined);
+  agent.preload().catch(() => undefined);
 }
 
 const TABS = [
@@ -25,6 +27,7 @@ const TABS = [
   { id: "parser", label: "Parser" },
   { id: "executor", label: "Executor" },
   { id: "sources", label: "Sources" },
+  { id: "agent", label: "Agent" },
 ] as const;
 
 type TabId = PaneId;
@@ -39,7 +42,7 @@ export function App() {
 }
 
 /**
- * Header and the four workbench tabs. A pane is mounted when first shown and then stays
+ * Header and the five workbench tabs. A pane is mounted when first shown and then stays
  * mounted, so nothing typed in it is lost.
  */
 function Shell() {
@@ -145,5 +148,7 @@ function Panel({ id, active }: { id: TabId; active: boolean }) {
       return <executor.Pane active={active} />;
     case "sources":
       return <sources.Pane active={active} />;
+    case "agent":
+      return <agent.Pane active={active} />;
   }
 }

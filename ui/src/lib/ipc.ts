@@ -8,9 +8,13 @@ import { listen } from "@tauri-apps/api/event";
 
 import {
   commands,
+  type AgentRunEvent,
+  type AgentSettings,
   type CommandError,
   type CommandErrorKind,
   type CycleOutcome,
+  type Decision,
+  type EndpointProfile,
   type ExportKind,
   type ExportSource,
   type McpServerConfig,
@@ -70,6 +74,13 @@ export function newRunId(): string {
 /** A channel delivering a run's events to `onEvent`. */
 export function runChannel(onEvent: (event: RunEvent) => void): Channel<RunEvent> {
   const channel = new Channel<RunEvent>();
+  channel.onmessage = onEvent;
+  return channel;
+}
+
+/** A channel delivering a live conversation's events to `onEvent`. */
+export function agentChannel(onEvent: (event: AgentRunEvent) => void): Channel<AgentRunEvent> {
+  const channel = new Channel<AgentRunEvent>();
   channel.onmessage = onEvent;
   return channel;
 }
@@ -148,4 +159,22 @@ export const ipc = {
     unwrap(commands.importedReplaceDefinition(...args)),
   importedRemoveDefinition: (name: string, definition: string) =>
     unwrap(commands.importedRemoveDefinition(name, definition)),
+  endpointProfiles: () => unwrap(commands.endpointProfiles()),
+  endpointSave: (profile: EndpointProfile, key: string | null) => unwrap(commands.endpointSave(profile, key)),
+  endpointRemove: (name: string) => unwrap(commands.endpointRemove(name)),
+  endpointTest: (name: string) => unwrap(commands.endpointTest(name)),
+  agentStart: (
+    profile: string,
+    task: string,
+    settings: AgentSettings,
+    tools: string[] | null,
+    runId: string,
+    onEvent: Channel<AgentRunEvent>,
+  ) => unwrap(commands.agentStart(profile, task, settings, tools, runId, onEvent)),
+  agentConfirm: (confirmationId: string, decision: Decision) => unwrap(commands.agentConfirm(confirmationId, decision)),
+  conversationsList: (query: string | null) => unwrap(commands.conversationsList(query)),
+  conversationLoad: (id: string) => unwrap(commands.conversationLoad(id)),
+  conversationDelete: (id: string) => unwrap(commands.conversationDelete(id)),
+  conversationReplay: (id: string) => unwrap(commands.conversationReplay(id)),
+  conversationTurnExport: (id: string, turn: number) => unwrap(commands.conversationTurnExport(id, turn)),
 };

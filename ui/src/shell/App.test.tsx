@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { PaneProps } from "./lazyPane";
 
-const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0, sources: 0 }));
+const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0, sources: 0, agent: 0 }));
 
 function fakePane(name: keyof typeof mounts) {
   return function FakePane({ active }: PaneProps) {
@@ -35,6 +35,7 @@ vi.mock("../features/discovery/DiscoveryPane", () => ({ DiscoveryPane: fakePane(
 vi.mock("../features/parser/ParserPane", () => ({ ParserPane: fakePane("parser") }));
 vi.mock("../features/executor/ExecutorPane", () => ({ ExecutorPane: fakePane("executor") }));
 vi.mock("../features/sources/SourcesPane", () => ({ SourcesPane: fakePane("sources") }));
+vi.mock("../features/agent/AgentPane", () => ({ AgentPane: fakePane("agent") }));
 vi.mock("./StartupNotices", () => ({ StartupNotices: () => null }));
 vi.mock("./ThemeSelect", () => ({ ThemeSelect: () => null }));
 
@@ -83,16 +84,20 @@ describe("App shell", () => {
     expect(screen.queryByText(/Loading the/)).toBeNull();
   });
 
-  it("reaches the Sources pane from the keyboard like the other tabs", async () => {
+  it("reaches the Sources and Agent panes from the keyboard like the other tabs", async () => {
     const { App } = await import("../App");
     render(<App />);
     const discovery = screen.getByRole("tab", { name: "Discovery" });
     fireEvent.keyDown(discovery, { key: "End" });
+    expect(screen.getByRole("tab", { name: "Agent" }).getAttribute("aria-selected")).toBe("true");
+    expect((await screen.findByTestId("agent-pane")).dataset.active).toBe("true");
+    fireEvent.keyDown(screen.getByRole("tab", { name: "Agent" }), { key: "ArrowLeft" });
     expect(screen.getByRole("tab", { name: "Sources" }).getAttribute("aria-selected")).toBe("true");
     expect((await screen.findByTestId("sources-pane")).dataset.active).toBe("true");
     fireEvent.keyDown(screen.getByRole("tab", { name: "Sources" }), { key: "ArrowRight" });
+    fireEvent.keyDown(screen.getByRole("tab", { name: "Agent" }), { key: "ArrowRight" });
     expect(discovery.getAttribute("aria-selected")).toBe("true");
     fireEvent.keyDown(discovery, { key: "ArrowLeft" });
-    expect(screen.getByRole("tab", { name: "Sources" }).getAttribute("aria-selected")).toBe("true");
+    expect(screen.getByRole("tab", { name: "Agent" }).getAttribute("aria-selected")).toBe("true");
   });
 });
