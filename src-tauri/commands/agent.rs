@@ -10,11 +10,12 @@ use tauri::ipc::Channel;
 use tauri::State;
 use tokio::sync::oneshot;
 use toolscope_engine::agent::record::{ConversationSummary, LoadedConversation};
-use toolscope_engine::agent::replay::{replay, ReplayedTurn};
+use toolscope_engine::agent::replay::{replay, ReplayError, ReplayedTurn};
 #[cfg(test)]
 use toolscope_engine::agent::Record;
 use toolscope_engine::agent::{
-    select_tools, Agent, AgentEvent, AgentSettings, Confirmer, Decision, StopReason, Usage,
+    select_tools, Agent, AgentError, AgentEvent, AgentSettings, Confirmer, Decision, StopReason,
+    Usage,
 };
 use toolscope_engine::executor::{ConfirmationRequest, Executor, ExecutorOptions};
 use toolscope_engine::BoxFuture;
@@ -274,10 +275,13 @@ pub(crate) async fn run_conversation(
         log: Some(&log),
         observer: &observer,
     };
-    let outcome = agent
-        .run(task, settings, &run.token)
-        .await
-        .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
+    let outcome = agent.run(task, settings, &run.token).await.map_err(|e| {
+        let kind = match e {
+            AgentError::Format(_) => CommandErrorKind::UnknownFormat,
+            AgentError::NativeTools { .. } => CommandErrorKind::Internal,
+        };
+        CommandError::new(kind, e.to_string())
+    })?;
     Ok(AgentRunSummary {
         conversation_id: outcome.conversation_id,
         reason: outcome.reason,
@@ -347,8 +351,13 @@ pub async fn conversation_replay(
     id: String,
 ) -> Result<Vec<ReplayedTurn>, CommandError> {
     let conversation = state.conversations()?.load(&id).map_err(stored)?;
-    replay(&conversation, &state.protocols())
-        .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))
+    replay(&conversation, &state.protocols()).map_err(|e| {
+        let kind = match e {
+            ReplayError::NoStart => CommandErrorKind::InvalidInput,
+            ReplayError::Format(_) => CommandErrorKind::UnknownFormat,
+        };
+        CommandError::new(kind, e.to_string())
+    })
 }
 
 #[cfg(test)]

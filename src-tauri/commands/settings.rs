@@ -32,7 +32,7 @@ pub enum Theme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
 pub struct Layout {
-    /// The pane shown at start: discovery, parser, executor or sources.
+    /// The pane shown at start: discovery, parser, executor, sources or agent.
     pub active_pane: String,
     /// Width of the Discovery list as a fraction of the window (0.2 – 0.8).
     pub discovery_split: f64,

@@ -441,7 +441,7 @@ export type ImportReport = {
 };
 
 export type Layout = {
-	/**  The pane shown at start: discovery, parser, executor or sources. */
+	/**  The pane shown at start: discovery, parser, executor, sources or agent. */
 	active_pane?: string,
 	/**  Width of the Discovery list as a fraction of the window (0.2 – 0.8). */
 	discovery_split?: number | null,
