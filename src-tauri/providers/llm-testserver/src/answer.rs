@@ -14,7 +14,10 @@ use serde_json::{json, Value};
 use crate::http::RawRequest;
 use crate::script::{Fault, Framing, Script};
 use crate::server::ReceivedRequest;
-use crate::wire::{error_body, reason_phrase, render, Context, SseEvent, Wire};
+use crate::wire::{
+    error_body, gemini_error_body, gemini_model_list, reason_phrase, render, Context, SseEvent,
+    Wire,
+};
 
 #[derive(Debug)]
 pub(crate) struct State {
@@ -71,18 +74,24 @@ impl State {
         let mut turn = None;
         let (answer, summary) = match (request.method.as_str(), wire) {
             ("GET", _) if request.path == "/v1/models" => self.models(request),
+            ("GET", _) if request.path == "/v1beta/models" => self.gemini_models(request),
             ("POST", Some(wire)) => self.model_request(wire, request, &raw_body, &body, &mut turn),
             (_, Some(wire)) => refuse(wire, 405, "model routes take POST"),
-            _ => refuse(
-                Wire::Chat,
-                404,
-                &format!("no route for {} {}", request.method, request.path),
-            ),
+            _ => {
+                let wire = if request.path.starts_with("/v1beta/") {
+                    Wire::Gemini
+                } else {
+                    Wire::Chat
+                };
+                let message = format!("no route for {} {}", request.method, request.path);
+                refuse(wire, 404, &message)
+            }
         };
         self.say(&format!("{} {} -> {summary}", request.method, request.path));
         lock(&self.requests).push(ReceivedRequest {
             method: request.method.clone(),
             path: request.path.clone(),
+            query: request.query.clone(),
             headers: request.headers.clone(),
             body,
             raw_body,
@@ -101,7 +110,19 @@ impl State {
                 request.header("authorization") == Some(format!("Bearer {key}").as_str())
             }
             Wire::Anthropic => request.header("x-api-key") == Some(key.as_str()),
+            // Gemini also takes the key as the `key` query parameter.
+            Wire::Gemini => gemini_key(request) == Some(key.as_str()),
         }
+    }
+
+    fn gemini_models(&self, request: &RawRequest) -> (Answer, String) {
+        if !self.authorized(Wire::Gemini, request) {
+            return unauthorized(Wire::Gemini, request);
+        }
+        let models = &self.script.models;
+        let body = gemini_model_list(models);
+        let summary = format!("200, {} model(s)", models.len());
+        (Answer::json(200, body.to_string()), summary)
     }
 
     fn models(&self, request: &RawRequest) -> (Answer, String) {
@@ -113,7 +134,7 @@ impl State {
             Wire::Chat
         };
         if !self.authorized(wire, request) {
-            return unauthorized(wire);
+            return unauthorized(wire, request);
         }
         let models = &self.script.models;
         let body = if anthropic {
@@ -147,17 +168,18 @@ impl State {
         turn: &mut Option<usize>,
     ) -> (Answer, String) {
         if !self.authorized(wire, request) {
-            return unauthorized(wire);
+            return unauthorized(wire, request);
         }
         if !body.is_object() {
             return refuse(wire, 400, "the request body is not a JSON object");
         }
-        if body["stream"] != Value::Bool(true) {
-            return refuse(
-                wire,
-                400,
-                "this test server answers streamed requests only: set \"stream\": true",
-            );
+        if !wire.streamed(&request.path, request.query_param("alt"), body) {
+            let how = match wire {
+                Wire::Gemini => "call :streamGenerateContent?alt=sse",
+                _ => "set \"stream\": true",
+            };
+            let message = format!("this test server answers streamed requests only: {how}");
+            return refuse(wire, 400, &message);
         }
         let index = {
             let mut cursor = lock(&self.cursor);
@@ -189,14 +211,17 @@ impl State {
                     reason_phrase(error.status)
                 )
             });
-            let body = error.body.clone().unwrap_or_else(|| {
-                error_body(
-                    wire,
+            let (kind, code) = (error.kind.as_deref(), error.code.as_deref());
+            let body = error.body.clone().unwrap_or_else(|| match wire {
+                // Gemini says how long to wait in the body too.
+                Wire::Gemini => gemini_error_body(
                     error.status,
                     &message,
-                    error.kind.as_deref(),
-                    error.code.as_deref(),
-                )
+                    kind,
+                    code,
+                    error.retry_after.as_deref(),
+                ),
+                _ => error_body(wire, error.status, &message, kind, code),
             });
             let mut headers = json_type();
             if let Some(wait) = &error.retry_after {
@@ -220,8 +245,8 @@ impl State {
             );
         };
         let context = Context {
-            model: body["model"]
-                .as_str()
+            model: Wire::model_in_path(&request.path)
+                .or_else(|| body["model"].as_str())
                 .unwrap_or("toolscope-test")
                 .to_owned(),
             turn: index,
@@ -233,6 +258,10 @@ impl State {
                 .map_or(0, |d| d.as_secs()),
         };
         let events = render(wire, reply, &context);
+        let fault = match (wire, reply.fault) {
+            (Wire::Gemini, Some(fault)) => Some(before_the_end(fault, events.len())),
+            (_, fault) => fault,
+        };
         let framing = reply.framing.unwrap_or(match reply.fault {
             Some(Fault::CutAfter(_)) => Framing::Close,
             _ => Framing::Chunked,
@@ -240,14 +269,27 @@ impl State {
         let summary = format!(
             "turn {index}: {} event(s){}",
             events.len(),
-            reply.fault.map(|f| format!(", {f:?}")).unwrap_or_default()
+            fault.map(|f| format!(", {f:?}")).unwrap_or_default()
         );
         let answer = Answer::Stream {
             events,
-            fault: reply.fault,
+            fault,
             framing,
         };
         (answer, summary)
+    }
+}
+
+/// Gemini sends a call as one chunk and has no end marker, so the other wires' mid-call
+/// positions have no equivalent and a fault at or past its last chunk would be no fault at all
+/// (a body that ends there is a whole reply). There it falls just before the last chunk, the
+/// one with `finishReason`: what came before arrives whole, and the reply never finishes.
+fn before_the_end(fault: Fault, events: usize) -> Fault {
+    let last = events.saturating_sub(1);
+    match fault {
+        Fault::CutAfter(n) => Fault::CutAfter(n.min(last)),
+        Fault::StallAfter(n) => Fault::StallAfter(n.min(last)),
+        Fault::InvalidChunkAfter(n) => Fault::InvalidChunkAfter(n.min(last)),
     }
 }
 
@@ -256,19 +298,53 @@ fn refuse(wire: Wire, status: u16, message: &str) -> (Answer, String) {
     (Answer::json(status, body), format!("{status}: {message}"))
 }
 
-fn unauthorized(wire: Wire) -> (Answer, String) {
-    let body = match wire {
-        Wire::Anthropic => error_body(wire, 401, "invalid x-api-key", None, None),
-        _ => error_body(
-            wire,
+/// The key a Gemini request carries: `x-goog-api-key`, else the `key` query parameter.
+fn gemini_key(request: &RawRequest) -> Option<&str> {
+    request
+        .header("x-goog-api-key")
+        .or_else(|| request.query_param("key"))
+}
+
+/// A refused key in the vendor's shape. Gemini answers a missing key with 403
+/// `PERMISSION_DENIED` and a wrong one with 400 `INVALID_ARGUMENT`, reason `API_KEY_INVALID`.
+fn unauthorized(wire: Wire, request: &RawRequest) -> (Answer, String) {
+    let (status, body) = match wire {
+        Wire::Anthropic => (401, error_body(wire, 401, "invalid x-api-key", None, None)),
+        Wire::Gemini if gemini_key(request).is_none() => (
+            403,
+            error_body(
+                wire,
+                403,
+                "Method doesn't allow unregistered callers (callers without established \
+                 identity). Please use API Key or other form of API consumer identity to call \
+                 this API.",
+                None,
+                None,
+            ),
+        ),
+        Wire::Gemini => (
+            400,
+            error_body(
+                wire,
+                400,
+                "API key not valid. Please pass a valid API key.",
+                None,
+                Some("API_KEY_INVALID"),
+            ),
+        ),
+        _ => (
             401,
-            "Incorrect API key provided.",
-            Some("invalid_request_error"),
-            Some("invalid_api_key"),
+            error_body(
+                wire,
+                401,
+                "Incorrect API key provided.",
+                Some("invalid_request_error"),
+                Some("invalid_api_key"),
+            ),
         ),
     };
     (
-        Answer::json(401, body),
-        "401: wrong or missing API key".to_owned(),
+        Answer::json(status, body),
+        format!("{status}: wrong or missing API key"),
     )
 }

@@ -26,7 +26,10 @@ pub enum HttpError {
 #[derive(Debug, Clone)]
 pub struct RawRequest {
     pub method: String,
+    /// The target without its query.
     pub path: String,
+    /// The target's query (after `?`), as sent; empty when there is none.
+    pub query: String,
     /// Names in lower case, in arrival order.
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -38,6 +41,15 @@ impl RawRequest {
             .iter()
             .find(|(key, _)| key.eq_ignore_ascii_case(name))
             .map(|(_, value)| value.as_str())
+    }
+
+    /// The value of a query parameter (`alt` in `?alt=sse`), as sent (not percent-decoded).
+    pub fn query_param(&self, name: &str) -> Option<&str> {
+        self.query
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value)
     }
 
     /// Whether the client asked to close the connection after this response.
@@ -67,7 +79,8 @@ pub async fn read_request(
         return Err(HttpError::Malformed(format!("request line {line:?}")));
     };
     let (method, target) = (method.to_owned(), target.to_owned());
-    let path = target.split('?').next().unwrap_or_default().to_owned();
+    let (path, query) = target.split_once('?').unwrap_or((target.as_str(), ""));
+    let (path, query) = (path.to_owned(), query.to_owned());
     let mut headers = Vec::new();
     let mut head_size = line.len();
     loop {
@@ -90,6 +103,7 @@ pub async fn read_request(
     let mut request = RawRequest {
         method,
         path,
+        query,
         headers,
         body: Vec::new(),
     };

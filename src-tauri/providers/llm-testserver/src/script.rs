@@ -32,10 +32,11 @@ pub struct Script {
     /// Each model request consumes the next turn (a `repeat` turn is never used up).
     pub turns: Vec<Turn>,
     /// When set, requests must carry it (`Authorization: Bearer …` on the OpenAI wires,
-    /// `x-api-key` on Anthropic's) or are refused with 401.
+    /// `x-api-key` on Anthropic's, `x-goog-api-key` or `?key=` on Gemini) or are refused (401;
+    /// Gemini: 403 without a key, 400 `API_KEY_INVALID` with a wrong one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
-    /// The model ids `GET /v1/models` lists.
+    /// The model ids `GET /v1/models` and `GET /v1beta/models` list.
     #[serde(default = "default_models")]
     pub models: Vec<String>,
     /// Pause between two SSE events, in milliseconds (each event is flushed on its own).
@@ -79,7 +80,8 @@ pub struct Reply {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<Call>,
     /// The wire's finish reason; by default `tool_calls`/`stop` (Chat), `tool_use`/`end_turn`
-    /// (Anthropic), `completed` (Responses; anything else ends with `response.incomplete`).
+    /// (Anthropic), `completed` (Responses; anything else ends with `response.incomplete`),
+    /// `STOP` (Gemini; `MALFORMED_FUNCTION_CALL` when a call's arguments are not an object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish: Option<String>,
     /// Reported token counts; estimated from the text when absent.
@@ -101,7 +103,7 @@ pub struct Reply {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Call {
-    /// Generated (`call_T_I`, `toolu_T_I`) when absent.
+    /// Generated (`call_T_I`, `toolu_T_I`) when absent; Gemini then sends no id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     pub name: String,
@@ -163,10 +165,11 @@ pub struct ErrorReply {
     /// The error's `type` (defaults by status and wire, e.g. `rate_limit_error`).
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    /// OpenAI's `code` (e.g. `context_length_exceeded`); Anthropic bodies have none.
+    /// OpenAI's `code` (e.g. `context_length_exceeded`); on Gemini an `ErrorInfo` detail's
+    /// `reason` (e.g. `API_KEY_INVALID`); Anthropic bodies have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
-    /// Sent as the `retry-after` header.
+    /// Sent as the `retry-after` header (on Gemini also as a `RetryInfo` detail in the body).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after: Option<String>,
     /// The exact body to send instead of the vendor's shape (e.g. a proxy's HTML page).

@@ -37,7 +37,10 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct ReceivedRequest {
     pub method: String,
+    /// The target without its query.
     pub path: String,
+    /// The target's query (`alt=sse`), empty when there is none.
+    pub query: String,
     /// Header names in lower case, in arrival order.
     pub headers: Vec<(String, String)>,
     /// The body parsed as JSON (`Null` when empty or not JSON).
@@ -97,7 +100,7 @@ impl TestServer {
         })
     }
 
-    /// `http://127.0.0.1:PORT`: the base URL of an Anthropic endpoint.
+    /// `http://127.0.0.1:PORT`: the base URL of an Anthropic or Gemini endpoint.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.address)
     }

@@ -5,17 +5,19 @@ mod common;
 
 use std::time::Duration;
 
-use common::{endpoint, stream, stream_with, WIRES};
+use common::{assert_arguments, endpoint, stream, stream_with, WIRES};
 use toolscope_llm::client::{ClientError, Wire};
 use toolscope_llm::StreamError;
 use toolscope_llm_testserver::{Call, Fault, Framing, Reply, Script, TestServer, Turn};
+
+const ARGUMENTS: &str = r#"{"message": "a fairly long message to cut"}"#;
 
 fn calling(fault: Fault) -> Reply {
     Reply {
         calls: vec![Call {
             id: Some("call_1".to_owned()),
             name: "echo_echo".to_owned(),
-            arguments: serde_json::Value::from(r#"{"message": "a fairly long message to cut"}"#),
+            arguments: serde_json::Value::from(ARGUMENTS),
         }],
         chunk_chars: Some(4),
         fault: Some(fault),
@@ -26,17 +28,24 @@ fn calling(fault: Fault) -> Reply {
 #[tokio::test]
 async fn a_cut_stream_is_reported_as_cut_with_the_arguments_so_far() {
     for wire in WIRES {
-        let server = TestServer::start(Script::new(vec![Turn::reply(calling(Fault::CutAfter(5)))]))
+        let fault = Fault::CutAfter(5);
+        let server = TestServer::start(Script::new(vec![Turn::reply(calling(fault))]))
             .await
             .expect("server");
         match stream(&server, wire, "hi").await {
             Err(ClientError::Cut { partial }) => {
                 assert_eq!(partial.calls.len(), 1, "{wire:?}");
                 let arguments = &partial.calls[0].arguments;
+                if wire == Wire::Gemini {
+                    // The call came whole (in one chunk); the finishing chunk did not: N past
+                    // the end falls before it.
+                    assert_arguments(wire, arguments, ARGUMENTS);
+                    assert!(partial.finish_reason.is_none());
+                    continue;
+                }
                 assert!(
                     !arguments.is_empty()
-                        && r#"{"message": "a fairly long message to cut"}"#
-                            .starts_with(arguments.as_str())
+                        && ARGUMENTS.starts_with(arguments.as_str())
                         && arguments.len() < 40,
                     "{wire:?}: {arguments}"
                 );
@@ -135,7 +144,7 @@ async fn a_repeat_turn_answers_every_further_request() {
         "First."
     );
     for round in 0..6 {
-        let wire = WIRES[round % 3];
+        let wire = WIRES[round % WIRES.len()];
         let reply = stream(&server, wire, "go").await.expect("looping");
         assert_eq!(reply.text, "Again.", "{wire:?}");
         assert_eq!(reply.calls[0].name, "time_now");

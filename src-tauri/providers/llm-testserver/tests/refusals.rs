@@ -130,7 +130,83 @@ async fn error_bodies_have_the_vendor_s_shape() {
 }
 
 #[tokio::test]
-async fn a_wrong_or_missing_key_gets_401_in_the_vendor_s_shape() {
+async fn gemini_error_bodies_have_google_s_shape_and_say_how_long_to_wait() {
+    let script = Script::new(vec![Turn {
+        repeat: true,
+        ..Turn::error(ErrorReply {
+            message: Some("slow down".to_owned()),
+            code: Some("RATE_LIMIT_EXCEEDED".to_owned()),
+            retry_after: Some("3".to_owned()),
+            ..error(429)
+        })
+    }]);
+    let server = TestServer::start(script).await.expect("server");
+    let url = format!(
+        "{}/v1beta/models/toolscope-test:streamGenerateContent?alt=sse",
+        server.base_url()
+    );
+    let response = reqwest::Client::new()
+        .post(url)
+        .json(&body(Wire::Gemini, "hi"))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(response.status(), 429);
+    assert_eq!(response.headers()["retry-after"], "3");
+    let gemini: serde_json::Value = response.json().await.expect("json");
+    assert_eq!(
+        gemini,
+        serde_json::json!({"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED", "details": [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "RATE_LIMIT_EXCEEDED", "domain": "googleapis.com"},
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "3s"},
+        ]}})
+    );
+    // Without the header, the client still finds the wait in the body.
+    let body_only = ErrorReply {
+        body: Some(gemini.to_string()),
+        ..error(429)
+    };
+    assert!(matches!(
+        refusal(body_only, Wire::Gemini).await,
+        EndpointError::RateLimited {
+            retry_after: Some(wait),
+            ..
+        } if wait == Duration::from_secs(3)
+    ));
+    let context = ErrorReply {
+        message: Some(
+            "The input token count (1200293) exceeds the maximum number of tokens allowed \
+             (1048576)."
+                .to_owned(),
+        ),
+        ..error(400)
+    };
+    assert!(matches!(
+        refusal(context, Wire::Gemini).await,
+        EndpointError::ContextLength { status: 400, .. }
+    ));
+    let key = ErrorReply {
+        code: Some("API_KEY_INVALID".to_owned()),
+        ..error(400)
+    };
+    assert!(matches!(
+        refusal(key, Wire::Gemini).await,
+        EndpointError::Unauthorized { status: 400, .. }
+    ));
+}
+
+/// The status a refused key gets: 401 on the OpenAI wires and Anthropic; on Gemini, as Google
+/// answers it, 403 `PERMISSION_DENIED` without a key and 400 `API_KEY_INVALID` with a wrong one.
+fn key_status(wire: Wire, key: Option<&str>) -> u16 {
+    match (wire, key) {
+        (Wire::Gemini, None) => 403,
+        (Wire::Gemini, Some(_)) => 400,
+        _ => 401,
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_or_missing_key_is_refused_in_the_vendor_s_shape() {
     for wire in WIRES {
         let mut script = Script::new(vec![Turn::reply(Reply {
             text: Some("ok".to_owned()),
@@ -144,10 +220,8 @@ async fn a_wrong_or_missing_key_gets_401_in_the_vendor_s_shape() {
             assert!(
                 matches!(
                     result,
-                    Err(ClientError::Refused(EndpointError::Unauthorized {
-                        status: 401,
-                        ..
-                    }))
+                    Err(ClientError::Refused(EndpointError::Unauthorized { status, .. }))
+                        if status == key_status(wire, key)
                 ),
                 "{wire:?} {key:?}: {result:?}"
             );
@@ -205,6 +279,22 @@ async fn an_exhausted_script_and_an_unstreamed_request_are_refused() {
         .await
         .expect("send");
     assert_eq!(unstreamed.status(), 400);
+    // Gemini: the unstreamed method, and the streamed one without `alt=sse` (which would be a
+    // JSON array, not SSE).
+    for target in [
+        "toolscope-test:generateContent",
+        "toolscope-test:streamGenerateContent",
+    ] {
+        let unstreamed = reqwest::Client::new()
+            .post(format!("{}/v1beta/models/{target}", server.base_url()))
+            .json(&body(Wire::Gemini, "hi"))
+            .send()
+            .await
+            .expect("send");
+        assert_eq!(unstreamed.status(), 400, "{target}");
+        let error: serde_json::Value = unstreamed.json().await.expect("json");
+        assert_eq!(error["error"]["status"], "INVALID_ARGUMENT", "{target}");
+    }
     assert_eq!(server.turns_used(), 0);
     assert!(stream(&server, Wire::Anthropic, "hi").await.is_ok());
     match stream(&server, Wire::Anthropic, "hi").await {

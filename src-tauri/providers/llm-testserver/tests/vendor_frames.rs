@@ -160,6 +160,21 @@ async fn openai_responses_frames_match_the_documented_examples() {
     assert_same_frames("openai_responses_function_call.sse", path, calls).await;
 }
 
+#[tokio::test]
+async fn gemini_frames_match_the_documented_examples() {
+    let path = "/v1beta/models/gemini-example:streamGenerateContent?alt=sse";
+    let call = Reply {
+        calls: vec![weather_call()],
+        ..text("I'll look up the weather in Lisbon.")
+    };
+    assert_same_frames("gemini_function_call.sse", path, call).await;
+    let thinking = Reply {
+        reasoning: Some("Seven times six: that is 42.".to_owned()),
+        ..text("7 × 6 = 42.")
+    };
+    assert_same_frames("gemini_thinking.sse", path, thinking).await;
+}
+
 #[test]
 fn the_shape_ignores_values_but_not_keys_or_types() {
     let a = serde_json::json!({"id": "x", "n": 1, "list": [{"k": true}]});

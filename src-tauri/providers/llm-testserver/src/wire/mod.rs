@@ -1,4 +1,4 @@
-//! The three wire protocols a script is played on: how a scripted [`Reply`] becomes each
+//! The four wire protocols a script is played on: how a scripted [`Reply`] becomes each
 //! vendor's SSE events, and how a refusal becomes each vendor's error body.
 //!
 //! The renderers only build events (no I/O), so the server decides separately how to send
@@ -7,7 +7,10 @@
 
 mod anthropic;
 mod chat;
+mod gemini;
 mod responses;
+
+pub(crate) use gemini::{error_body as gemini_error_body, model_list as gemini_model_list};
 
 use serde_json::{json, Value};
 
@@ -22,6 +25,9 @@ pub enum Wire {
     Responses,
     /// `POST /v1/messages`.
     Anthropic,
+    /// `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` (and `:generateContent`,
+    /// which is refused: this server only streams).
+    Gemini,
 }
 
 impl Wire {
@@ -31,7 +37,24 @@ impl Wire {
             "/v1/chat/completions" => Some(Self::Chat),
             "/v1/responses" => Some(Self::Responses),
             "/v1/messages" => Some(Self::Anthropic),
-            _ => None,
+            _ => gemini::route(path).map(|_| Self::Gemini),
+        }
+    }
+
+    /// The model a Gemini route names (`/v1beta/models/{model}:…`).
+    pub fn model_in_path(path: &str) -> Option<&str> {
+        gemini::route(path).map(|(model, _)| model)
+    }
+
+    /// Whether a request on this wire asks for a stream: `"stream": true` in the body, or for
+    /// Gemini the `streamGenerateContent` method with `alt=sse`.
+    pub(crate) fn streamed(self, path: &str, alt: Option<&str>, body: &Value) -> bool {
+        match self {
+            Self::Gemini => {
+                gemini::route(path).is_some_and(|(_, method)| method == "streamGenerateContent")
+                    && alt == Some("sse")
+            }
+            _ => body["stream"] == Value::Bool(true),
         }
     }
 }
@@ -81,6 +104,7 @@ pub fn render(wire: Wire, reply: &Reply, context: &Context) -> Vec<SseEvent> {
         Wire::Chat => chat::render(reply, context),
         Wire::Responses => responses::render(reply, context),
         Wire::Anthropic => anthropic::render(reply, context),
+        Wire::Gemini => gemini::render(reply, context),
     }
 }
 
@@ -110,7 +134,9 @@ fn call_id(reply: &Reply, index: usize, prefix: &str, context: &Context) -> Stri
 }
 
 /// A refusal's JSON body in the vendor's shape: OpenAI's `{"error": {message, type, param,
-/// code}}` on both OpenAI wires, Anthropic's `{"type": "error", "error": {type, message}}`.
+/// code}}` on both OpenAI wires, Anthropic's `{"type": "error", "error": {type, message}}`,
+/// Google's `{"error": {code, message, status, details}}` on Gemini (`kind` is its `status`,
+/// `code` an `ErrorInfo` reason).
 pub fn error_body(
     wire: Wire,
     status: u16,
@@ -140,6 +166,7 @@ pub fn error_body(
             });
             json!({"type": "error", "error": {"type": kind, "message": message}})
         }
+        Wire::Gemini => return gemini::error_body(status, message, kind, code, None),
     }
     .to_string()
 }

@@ -12,7 +12,12 @@ use toolscope_llm::client::{stream_reply, ClientError, Endpoint, Wire};
 use toolscope_llm::{AssembledReply, ReplyEvent};
 use toolscope_llm_testserver::TestServer;
 
-pub const WIRES: [Wire; 3] = [Wire::OpenAiChat, Wire::OpenAiResponses, Wire::Anthropic];
+pub const WIRES: [Wire; 4] = [
+    Wire::OpenAiChat,
+    Wire::OpenAiResponses,
+    Wire::Anthropic,
+    Wire::Gemini,
+];
 
 pub fn endpoint(server: &TestServer, wire: Wire, key: Option<&str>) -> Endpoint {
     let base_url = match wire {
@@ -70,4 +75,17 @@ pub async fn stream(
 /// `tests/fixtures/llm` at the repository's root.
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/llm")
+}
+
+/// The arguments the client assembled, as the script wrote them: the exact text on the wires
+/// that stream the text, the same JSON on Gemini (which sends `args` as an object, so the
+/// client sees its compact serialization).
+pub fn assert_arguments(wire: Wire, got: &str, scripted: &str) {
+    if wire == Wire::Gemini {
+        let got: Value = serde_json::from_str(got).unwrap_or_else(|e| panic!("{e}: {got}"));
+        let scripted: Value = serde_json::from_str(scripted).expect("scripted JSON");
+        assert_eq!(got, scripted, "{wire:?}");
+    } else {
+        assert_eq!(got, scripted, "{wire:?}");
+    }
 }
