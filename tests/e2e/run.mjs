@@ -12,6 +12,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
+import { agentConversation, agentRecorded, startModelServer } from "./lib/agent.mjs";
 import {
   APP_IDENTIFIER,
   ROOT,
@@ -82,6 +83,7 @@ const DESTRUCTIVE_REPLY = [
 
 // ---------------------------------------------------------------------------------------------
 
+let modelServer = null; // the scripted model server of the agent scenarios
 const results = []; // {name, status: "passed"|"failed"|"skipped", ms, error?}
 let browser = null;
 let driver = null;
@@ -839,10 +841,18 @@ async function main() {
     await scenario("6 sources: add the MCP test server, approve its command line, status ready", sourcesScenario);
     await scenario("7 MCP tools: found in Discovery, run in the Executor (text, progress, rich content)", mcpCallScenario);
     await scenario("10 imported tools: paste a tools array, mock it, find it in Discovery, check and run a reply against it", importedScenario);
+    await scenario("11 agent: a profile for the scripted model server, a two-turn conversation with a confirmed write", async () => {
+      modelServer = await startModelServer();
+      await agentConversation({ browser, showPane, server: modelServer, xdg });
+    });
     await scenario("8 no listening port: the app and its children (WebKit, MCP server) listen on no TCP/UDP port, under WebDriver and started directly", noListeningPortScenario);
     await scenario("5 restart: history survives with the same data dir, the approved server starts again", restartScenario);
+    await scenario("12 agent after the restart: the conversation is listed, opened and replayed unchanged", () =>
+      agentRecorded({ browser, showPane }),
+    );
     await scenario("9 a corrupt settings file is set aside with a visible notice at the next start", corruptSettingsScenario);
   } finally {
+    modelServer?.stop();
     if (browser) await closeSession(browser, driver).catch(() => {});
     await driver.stop();
   }

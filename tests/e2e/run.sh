@@ -34,6 +34,8 @@ if [[ "${E2E_SKIP_BUILD:-}" != 1 ]]; then
   cargo build -p toolscope-app --locked --quiet
   log "building the MCP test server (the Sources scenario adds it)"
   cargo build -p toolscope-mcp --bin toolscope-mcp-testserver --locked --quiet
+  log "building the scripted model server (the Agent scenarios talk to it)"
+  cargo build -p toolscope-llm-testserver --bin toolscope-llm-testserver --locked --quiet
   log "builds done ($((SECONDS - started)) s)"
 fi
 

@@ -182,6 +182,8 @@ export type AssembledCall = {
 	name: string,
 	/**  The arguments' JSON text as sent (it may be invalid or cut off: the parser judges it). */
 	arguments: string,
+	/**  Sent back with the call in the next request, as the vendor asks. */
+	signature?: string | null,
 };
 
 /**  A whole reply: what the events add up to. */
@@ -672,6 +674,11 @@ export type ReplyEvent =
 { type: "call_started"; index: number; id: string; name: string } | 
 /**  More of a call's arguments (a JSON text fragment). */
 { type: "call_arguments"; index: number; fragment: string } | 
+/**
+ *  An opaque token the vendor wants back with the call in the next request (Gemini's
+ *  `thoughtSignature`: without it, a thinking model's follow-up turn is refused).
+ */
+{ type: "call_signature"; index: number; signature: string } | 
 /**
  *  The reply ended, with the endpoint's reason (`tool_calls`, `stop`, `length`, `tool_use`,
  *  `max_tokens`, ...).

@@ -669,6 +669,26 @@ async fn a_recorded_conversation_plays_back_through_the_loop_without_a_model() {
 }
 
 #[tokio::test]
+async fn a_malformed_native_call_is_told_back_instead_of_ending_the_conversation() {
+    let bench = Bench::new();
+    let model = scripted(vec![
+        reply(vec![finished("MALFORMED_FUNCTION_CALL")]),
+        reply(vec![vec![text("Sorry; 1.")], finished("STOP")]),
+    ]);
+    let (outcome, events) = bench
+        .run(
+            &model,
+            &AgentSettings::default(),
+            &QueueConfirmer::default(),
+        )
+        .await;
+    assert_eq!((outcome.reason, outcome.turns), (StopReason::Final, 2));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Feedback { text, .. } if text.contains("malformed"))));
+}
+
+#[tokio::test]
 async fn an_unknown_prompted_format_is_refused_before_any_request() {
     let bench = Bench::new();
     let model = scripted(vec![]);

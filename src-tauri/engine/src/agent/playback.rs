@@ -55,6 +55,12 @@ impl PlaybackTurn {
                 index,
                 fragment: call.arguments.clone(),
             });
+            if let Some(signature) = &call.signature {
+                events.push(ReplyEvent::CallSignature {
+                    index,
+                    signature: signature.clone(),
+                });
+            }
         }
         if let Some(usage) = reply.usage {
             events.push(ReplyEvent::Usage { usage });

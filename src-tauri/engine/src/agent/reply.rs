@@ -37,6 +37,12 @@ pub enum ReplyEvent {
         index: usize,
         fragment: String,
     },
+    /// An opaque token the vendor wants back with the call in the next request (Gemini's
+    /// `thoughtSignature`: without it, a thinking model's follow-up turn is refused).
+    CallSignature {
+        index: usize,
+        signature: String,
+    },
     /// The reply ended, with the endpoint's reason (`tool_calls`, `stop`, `length`, `tool_use`,
     /// `max_tokens`, ...).
     Finished {
@@ -55,6 +61,9 @@ pub struct AssembledCall {
     pub name: String,
     /// The arguments' JSON text as sent (it may be invalid or cut off: the parser judges it).
     pub arguments: String,
+    /// Sent back with the call in the next request, as the vendor asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// A whole reply: what the events add up to.
@@ -85,6 +94,9 @@ impl AssembledReply {
             }
             ReplyEvent::CallArguments { index, fragment } => {
                 self.call_mut(*index).arguments.push_str(fragment);
+            }
+            ReplyEvent::CallSignature { index, signature } => {
+                self.call_mut(*index).signature = Some(signature.clone());
             }
             ReplyEvent::Finished { reason } => self.finish_reason = Some(reason.clone()),
             ReplyEvent::Usage { usage } => self.usage = Some(*usage),

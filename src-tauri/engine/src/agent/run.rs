@@ -192,9 +192,10 @@ impl Agent<'_> {
             let has_calls = !report.requests.is_empty() || (is_native && !reply.calls.is_empty());
             self.finish_turn_record(&mut run, turn, reply.clone(), report.clone(), timing);
             if !has_calls {
-                let feedback = prompted
-                    .as_ref()
-                    .and_then(|p| suggest::for_parse_errors(&report.diagnostics, p.label()));
+                let feedback = match prompted.as_ref() {
+                    Some(p) => suggest::for_parse_errors(&report.diagnostics, p.label()),
+                    None => suggest::for_malformed_call(reply.finish_reason.as_deref()),
+                };
                 let Some(text) = feedback else {
                     break StopReason::Final;
                 };

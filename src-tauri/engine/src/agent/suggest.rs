@@ -104,6 +104,14 @@ pub fn for_parse_errors(diagnostics: &[Diagnostic], format_label: &str) -> Optio
     ))
 }
 
+/// Said when a native reply ended because the model's call was malformed (Gemini's
+/// `MALFORMED_FUNCTION_CALL`): nothing arrived to run, but the model did try to call.
+pub fn for_malformed_call(finish_reason: Option<&str>) -> Option<String> {
+    (finish_reason == Some("MALFORMED_FUNCTION_CALL")).then(|| {
+        "Your last function call was malformed and could not be read. Call the function again, with its arguments as one JSON object matching its parameters.".to_owned()
+    })
+}
+
 fn unknown_name(name: &str, offered: &[String]) -> String {
     let near = closest_names(name, offered.iter().map(String::as_str), NEAR_NAMES);
     if !near.is_empty() {

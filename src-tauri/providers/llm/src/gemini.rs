@@ -12,8 +12,10 @@
 //!   and `args` is a JSON object, not a text. The reader still emits `CallStarted` and one
 //!   `CallArguments` holding `args` serialised, so the reply looks like every other vendor's.
 //!   Calls usually have no `id`; the reader names them `call_{n}` by their number in the reply,
-//!   which is stable for one reply. `thoughtSignature` and other part kinds (inline data, code
-//!   execution) are not assembled.
+//!   which is stable for one reply. A call's `thoughtSignature` is kept with it
+//!   (`CallSignature`) and sent back with the call in the next request: thinking models refuse
+//!   a follow-up turn whose calls lost it. Other part kinds (inline data, code execution) are
+//!   not assembled.
 //! - `candidates[0].finishReason` (`STOP`, `MAX_TOKENS`, `SAFETY`, `MALFORMED_FUNCTION_CALL`,
 //!   ...) is passed on unchanged as `Finished`. Gemini says `STOP` even when the reply is calls.
 //! - There is no `[DONE]`: the stream ends when the connection closes, so a reply without a
@@ -125,6 +127,12 @@ impl GenerateStream {
                 index,
                 fragment: args,
             });
+            if let Some(signature) = part["thoughtSignature"].as_str() {
+                events.push(ReplyEvent::CallSignature {
+                    index,
+                    signature: signature.to_owned(),
+                });
+            }
             return;
         }
         let Some(text) = part["text"].as_str().filter(|t| !t.is_empty()) else {

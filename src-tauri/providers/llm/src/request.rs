@@ -189,8 +189,12 @@ pub fn gemini(request: &ModelRequest<'_>) -> Value {
                     parts.push(json!({"text": text}));
                 }
                 for c in calls {
-                    parts.push(json!({"functionCall": {"id": c.id, "name": c.name,
-                                                       "args": object_or_empty(&c.arguments)}}));
+                    let mut part = json!({"functionCall": {"id": c.id, "name": c.name,
+                                                           "args": object_or_empty(&c.arguments)}});
+                    if let Some(signature) = &c.signature {
+                        part["thoughtSignature"] = json!(signature);
+                    }
+                    parts.push(part);
                 }
                 if parts.is_empty() {
                     parts.push(json!({"text": ""}));

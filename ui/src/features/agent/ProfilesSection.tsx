@@ -138,7 +138,7 @@ function TestResult({ state }: { state: TestState | undefined }) {
   return (
     <div className="ag-test-ok" aria-live="polite" data-testid="profile-test-result">
       <p className="ag-small">
-        Connected: {state.models.length === 0 ? "the endpoint lists no models." : `${String(state.models.length)} models`}
+        Connected: {state.models.length === 0 ? "the endpoint lists no models." : `${String(state.models.length)} ${state.models.length === 1 ? "model" : "models"}`}
       </p>
       {shown.length > 0 && (
         <ul className="ag-models">

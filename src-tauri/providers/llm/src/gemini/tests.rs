@@ -60,6 +60,7 @@ fn thought_parts_are_reasoning_and_thinking_tokens_count_as_output() {
     );
     assert_eq!(reply.calls[0].name, "get_weather");
     assert_eq!(reply.calls[0].arguments, r#"{"city":"Paris"}"#);
+    assert_eq!(reply.calls[0].signature.as_deref(), Some("CiQB0e2Kc..."));
     assert_eq!(
         reply.usage,
         Some(Usage {

@@ -16,6 +16,7 @@ fn conversation() -> Vec<Message> {
                 id: "call_1".to_owned(),
                 name: "weather_current".to_owned(),
                 arguments: r#"{"city":"Oslo"}"#.to_owned(),
+                signature: None,
             }],
         },
         Message::ToolResults {
@@ -170,6 +171,30 @@ fn gemini_sends_function_calls_and_responses_as_parts() {
 }
 
 #[test]
+fn gemini_gets_a_call_s_thought_signature_back() {
+    let mut messages = conversation();
+    if let Message::Assistant { calls, .. } = &mut messages[1] {
+        calls[0].signature = Some("sig-1".to_owned());
+    }
+    let none = RequestOptions::default();
+    let body = gemini(&ModelRequest {
+        system: None,
+        messages: &messages,
+        tools: None,
+        options: &none,
+    });
+    assert_eq!(body["contents"][1]["parts"][0]["thoughtSignature"], "sig-1");
+    // The other wires have no place for it.
+    let chat = openai_chat(&ModelRequest {
+        system: None,
+        messages: &messages,
+        tools: None,
+        options: &none,
+    });
+    assert!(!chat.to_string().contains("sig-1"));
+}
+
+#[test]
 fn a_call_with_broken_arguments_is_replayed_with_an_empty_input() {
     let messages = vec![Message::Assistant {
         text: "Trying".to_owned(),
@@ -177,6 +202,7 @@ fn a_call_with_broken_arguments_is_replayed_with_an_empty_input() {
             id: "c".to_owned(),
             name: "n".to_owned(),
             arguments: "{\"a\": ".to_owned(),
+            signature: None,
         }],
     }];
     let none = RequestOptions::default();
