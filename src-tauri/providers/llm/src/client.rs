@@ -9,25 +9,25 @@
 //!
 //! Gemini differs in where things go: the model is part of the URL (and the stream is asked for
 //! by the method and `alt=sse`), so nothing is added to its body. A rate limit before the
-//! stream starts is retried ([`retry`]), each retry told to the caller.
+//! stream starts is retried ([`retry`]), each retry told to the caller. A Chat Completions reply
+//! that arrives whole, or a stream the server closed before its first event (llama.cpp's Python
+//! server with a call the model chose), is read as one document ([`whole`]).
 
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::anthropic::MessageStream;
 use crate::error::StreamError;
-use crate::gemini::GenerateStream;
-use crate::openai_chat;
 use crate::reply::{AssembledReply, ReplyEvent};
-use crate::responses::ResponseStream;
 use crate::status::{classify, EndpointError};
 
 pub mod retry;
+mod stream;
+mod whole;
 pub use retry::{RetryNotice, MAX_RETRY_WAIT};
+pub use whole::UNSTREAMED_REASON;
 
 /// Which wire protocol an endpoint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,76 +218,44 @@ pub async fn stream_observed(
     }
     on(ClientNotice::Sent { body: &body });
     let url = endpoint.url();
+    let response = open(client, endpoint, &url, &body, cancel, &mut on).await?;
+    if endpoint.wire == Wire::OpenAiChat && whole::is_json(&response) {
+        return whole::read(response, endpoint, cancel, &mut on).await;
+    }
+    match stream::read(response, endpoint, cancel, &mut on).await {
+        stream::Read::Done(result) => result,
+        // See [`whole`]: a server that cannot stream this reply, asked again for it whole.
+        stream::Read::Silent if endpoint.wire == Wire::OpenAiChat => {
+            let body = whole::unstreamed(&body);
+            on(ClientNotice::Retry(&whole::notice()));
+            on(ClientNotice::Sent { body: &body });
+            let response = match open(client, endpoint, &url, &body, cancel, &mut on).await {
+                // The server may close the connection its failed stream used just as the pool
+                // hands it out again: the request never reached it, so it is sent once more.
+                Err(ClientError::Transport { .. }) => {
+                    open(client, endpoint, &url, &body, cancel, &mut on).await?
+                }
+                other => other?,
+            };
+            whole::read(response, endpoint, cancel, &mut on).await
+        }
+        stream::Read::Silent => Err(ClientError::Cut {
+            partial: Box::default(),
+        }),
+    }
+}
+
+/// [`retry::open`], telling `on` of each retry.
+async fn open(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    url: &str,
+    body: &Value,
+    cancel: &CancellationToken,
+    on: &mut impl FnMut(ClientNotice<'_>),
+) -> Result<reqwest::Response, ClientError> {
     let mut on_retry = |retry: &RetryNotice| on(ClientNotice::Retry(retry));
-    let response = retry::open(client, endpoint, &url, &body, cancel, &mut on_retry).await?;
-    let mut events = response.bytes_stream().eventsource();
-    let mut reply = AssembledReply::default();
-    let mut anthropic = MessageStream::default();
-    let mut responses = ResponseStream::default();
-    let mut gemini = GenerateStream::default();
-    let mut batch = Vec::new();
-    loop {
-        let next = tokio::select! {
-            next = tokio::time::timeout(endpoint.idle_timeout, events.next()) => next,
-            () = cancel.cancelled() => return Err(ClientError::Cancelled { partial: Box::new(reply) }),
-        };
-        let event = match next {
-            Err(_) => {
-                return Err(ClientError::Stalled {
-                    waited: endpoint.idle_timeout,
-                    partial: Box::new(reply),
-                })
-            }
-            Ok(None) => break,
-            // The connection broke mid-body (a chunked stream cut off): what arrived is partial.
-            Ok(Some(Err(eventsource_stream::EventStreamError::Transport(_)))) => {
-                return Err(ClientError::Cut {
-                    partial: Box::new(reply),
-                })
-            }
-            Ok(Some(Err(e))) => {
-                return Err(ClientError::Stream {
-                    error: StreamError::InvalidChunk {
-                        reason: e.to_string(),
-                        excerpt: String::new(),
-                    },
-                    partial: Box::new(reply),
-                })
-            }
-            Ok(Some(Ok(event))) => event,
-        };
-        on(ClientNotice::Raw { data: &event.data });
-        batch.clear();
-        let goes_on = match endpoint.wire {
-            Wire::OpenAiChat => openai_chat::read_chunk(&event.data, &mut batch),
-            Wire::OpenAiResponses => responses.read_event(&event.data, &mut batch),
-            Wire::Anthropic => anthropic.read_event(&event.data, &mut batch),
-            Wire::Gemini => gemini.read_event(&event.data, &mut batch),
-        };
-        for event in &batch {
-            reply.apply(event);
-            on(ClientNotice::Event(event));
-        }
-        match goes_on {
-            Ok(true) => {}
-            Ok(false) => return Ok(reply),
-            Err(error) => {
-                return Err(ClientError::Stream {
-                    error,
-                    partial: Box::new(reply),
-                })
-            }
-        }
-    }
-    // The connection closed. OpenAI-compatible servers that skip `[DONE]` still said how the
-    // reply finished, and Gemini always ends this way; without a finish reason, it was cut.
-    if reply.is_finished() {
-        Ok(reply)
-    } else {
-        Err(ClientError::Cut {
-            partial: Box::new(reply),
-        })
-    }
+    retry::open(client, endpoint, url, body, cancel, &mut on_retry).await
 }
 
 /// "Test connection": the models the endpoint serves (`GET /models`, `data[].id`; Gemini's

@@ -7,10 +7,11 @@
 //! inside an escape). Servers differ in small ways this reader accepts: the name repeated in
 //! later pieces, `reasoning_content` or `reasoning` for thinking, usage in a last chunk with no
 //! choices (`stream_options.include_usage`), an `{"error": …}` chunk in place of a delta.
+//! A reply that arrives whole ([`read_completion`], see `client::whole`) is read as one delta.
 
 use serde_json::Value;
 
-use crate::error::{endpoint_error, parse_chunk, StreamError};
+use crate::error::{endpoint_error, excerpt, parse_chunk, StreamError};
 use crate::reply::{ReplyEvent, Usage};
 
 /// Reads one SSE event's data: `Ok(false)` at the end (`[DONE]`). Only the first choice is
@@ -39,6 +40,31 @@ pub fn read_chunk(data: &str, events: &mut Vec<ReplyEvent>) -> Result<bool, Stre
         events.push(ReplyEvent::Usage { usage });
     }
     Ok(true)
+}
+
+/// Reads a whole (non-streamed) `chat.completion` document: the first choice's `message` is
+/// read as one delta carrying everything, then its finish reason and the usage.
+pub fn read_completion(data: &str, events: &mut Vec<ReplyEvent>) -> Result<(), StreamError> {
+    let completion = parse_chunk(data.trim())?;
+    if let Some(error) = endpoint_error(&completion) {
+        return Err(error);
+    }
+    let Some(choice) = completion["choices"].as_array().and_then(|c| c.first()) else {
+        return Err(StreamError::InvalidChunk {
+            reason: "a completion without choices".to_owned(),
+            excerpt: excerpt(data),
+        });
+    };
+    read_delta(&choice["message"], events);
+    if let Some(reason) = choice["finish_reason"].as_str() {
+        events.push(ReplyEvent::Finished {
+            reason: reason.to_owned(),
+        });
+    }
+    if let Some(usage) = usage(&completion["usage"]) {
+        events.push(ReplyEvent::Usage { usage });
+    }
+    Ok(())
 }
 
 fn read_delta(delta: &Value, events: &mut Vec<ReplyEvent>) {

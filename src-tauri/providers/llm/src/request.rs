@@ -6,6 +6,9 @@
 //! client (Gemini puts the model in the URL instead). Deliberate choices, per wire:
 //! - Chat Completions: `max_tokens` (what vLLM, SGLang, llama.cpp and Ollama read) rather than
 //!   OpenAI's newer `max_completion_tokens`; `stream_options.include_usage` so usage arrives.
+//!   An assistant turn that only called tools has `"content": ""`, not `null` nor no `content`
+//!   (both of which the docs allow): llama.cpp's Python server refuses `null` (HTTP 500, its
+//!   request model wants a string) and fails on a missing one (its chat template reads it).
 //! - Responses: `store: false`, the conversation is sent whole each time (no server state).
 //! - Anthropic: `max_tokens` is required, 4096 when unset; a call whose arguments are not a
 //!   JSON object is replayed with `{}` as its input (its error result says what was wrong).
@@ -30,9 +33,6 @@ pub fn openai_chat(request: &ModelRequest<'_>) -> Value {
             Message::Assistant { text, calls } => {
                 let mut m = json!({"role": "assistant", "content": text});
                 if !calls.is_empty() {
-                    if text.is_empty() {
-                        m["content"] = Value::Null;
-                    }
                     m["tool_calls"] = calls
                         .iter()
                         .map(|c| {

@@ -155,7 +155,8 @@ fn error_value(body: &str) -> Option<serde_json::Value> {
     }
 }
 
-/// The body's own message (`error.message`, `message`, `detail`), else its start.
+/// The body's own message (`error.message`, `message`, `detail`), else its start (an empty
+/// message is no message).
 fn body_message(body: &str) -> String {
     let parsed = error_value(body);
     parsed
@@ -168,7 +169,8 @@ fn body_message(body: &str) -> String {
                 &value["error"],
             ]
             .into_iter()
-            .find_map(|candidate| candidate.as_str().map(str::to_owned))
+            .find_map(|candidate| candidate.as_str().filter(|m| !m.trim().is_empty()))
+            .map(str::to_owned)
         })
         .unwrap_or_else(|| crate::error::excerpt(body.trim()))
 }
@@ -218,6 +220,17 @@ mod tests {
             "gpt-9",
         );
         assert!(missing.to_string().contains("'gpt-9'"), "{missing}");
+        // llama-cpp-python's answer to an exception without a message (an `assert`): the
+        // empty message says nothing, the body at least names the error's type.
+        let empty =
+            r#"{"error":{"message":"","type":"internal_server_error","param":null,"code":null}}"#;
+        assert!(
+            classify(500, None, empty, "m")
+                .to_string()
+                .contains("internal_server_error"),
+            "{}",
+            classify(500, None, empty, "m")
+        );
         assert!(matches!(
             classify(503, None, "upstream connect error", "m"),
             EndpointError::Server { status: 503, .. }

@@ -249,3 +249,4 @@ async fn test_connection_lists_the_served_models_or_says_why_not() {
 }
 
 mod gemini_and_retries;
+mod unstreamed;

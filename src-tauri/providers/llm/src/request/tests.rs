@@ -65,7 +65,8 @@ fn chat_completions_carry_calls_on_the_assistant_and_results_as_tool_messages() 
             "messages": [
                 {"role": "system", "content": "Be brief."},
                 {"role": "user", "content": "Weather in Oslo?"},
-                {"role": "assistant", "content": null, "tool_calls": [
+                // Not `null`: see the module's notes (a real server refuses it).
+                {"role": "assistant", "content": "", "tool_calls": [
                     {"id": "call_1", "type": "function",
                      "function": {"name": "weather_current", "arguments": "{\"city\":\"Oslo\"}"}}]},
                 {"role": "tool", "tool_call_id": "call_1", "content": "4 °C"}
