@@ -31,7 +31,7 @@ fn every_example_script_loads() {
     for name in &names {
         script(name);
     }
-    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(names.len(), 7, "{names:?}");
 }
 
 #[tokio::test]
