@@ -140,7 +140,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::Eval(args) => crate::eval::eval(&global, args),
         Command::Formats(args) => Ok(formats(&global, &args)),
         Command::Agent(args) => crate::agent::agent(&global, args).await,
-        Command::Endpoints(args) => crate::agent::endpoints(&global, args).await,
+        Command::Endpoints(args) => crate::endpoints::endpoints(&global, args).await,
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
     };
     outcome.unwrap_or_else(|error| {
@@ -243,7 +243,7 @@ fn executor(
 }
 
 /// A token cancelled by Ctrl-C, so a long call ends as `cancelled` instead of killing us.
-fn interrupt_token() -> CancellationToken {
+pub(crate) fn interrupt_token() -> CancellationToken {
     let token = CancellationToken::new();
     let trigger = token.clone();
     tokio::spawn(async move {

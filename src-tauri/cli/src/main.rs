@@ -4,9 +4,11 @@
 //! and chooses the exit code. Exit codes are part of the interface (see [`exit`]).
 
 mod agent;
+mod agent_view;
 mod bench_parse;
 mod commands;
 mod confirm;
+mod endpoints;
 mod eval;
 mod exit;
 mod imported;
@@ -97,7 +99,7 @@ enum Command {
     /// Run the agent loop against a model endpoint: the model calls tools until it answers.
     Agent(agent::AgentArgs),
     /// List, add, remove or test model endpoint profiles.
-    Endpoints(agent::EndpointsArgs),
+    Endpoints(endpoints::EndpointsArgs),
     /// Time the parsers on a directory of replies with expected calls (manifest.json).
     BenchParse(bench_parse::BenchParseArgs),
 }
