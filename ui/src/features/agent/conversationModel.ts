@@ -154,6 +154,9 @@ export function applyReplyEvent(turn: Turn, event: ReplyEvent): Turn {
           call.index === event.index ? { ...call, arguments: call.arguments + event.fragment } : call,
         ),
       };
+    case "call_signature":
+      // Opaque to people (Gemini's thought signature): kept in the record, not shown.
+      return turn;
     case "finished":
       return { ...turn, finishReason: event.reason };
     case "usage":
