@@ -384,6 +384,24 @@ describe("a live conversation", () => {
     expect(container.querySelector("[data-testid='agent-failure']")).toBeNull();
   });
 
+  it("takes its limits and confirmation mode from the app's settings", async () => {
+    const backend = installAgentBackend({
+      settings: { config: { max_iterations: 5, max_total_tool_calls: 7, mode: "manual" } },
+    });
+    render(<AgentPane active />);
+    await ready();
+    setTask("Count to three");
+    await waitFor(() => {
+      expect(screen.getByTestId<HTMLInputElement>("agent-mode-manual").checked).toBe(true);
+    });
+    fireEvent.click(await enabled("agent-start"));
+    await waitFor(() => {
+      expect(backend.argsOf("agent_start")).toHaveLength(1);
+    });
+    const settings = backend.argsOf("agent_start")[0]?.settings as AgentSettings;
+    expect([settings.max_iterations, settings.max_total_tool_calls, settings.mode]).toEqual([5, 7, "manual"]);
+  });
+
   it("says what is missing instead of starting", async () => {
     const backend = installAgentBackend();
     render(<AgentPane active />);

@@ -12,7 +12,8 @@ import { LiveView } from "./LiveView";
 import { NewConversation } from "./NewConversation";
 import { ProfilesSection } from "./ProfilesSection";
 import { RecordedView } from "./RecordedView";
-import { buildSettings, INITIAL_DRAFT, toolSubset, type DraftSettings } from "./settingsModel";
+import { ipc } from "../../lib/ipc";
+import { buildSettings, INITIAL_DRAFT, seededFromConfig, toolSubset, type DraftSettings } from "./settingsModel";
 import { useAgentRun } from "./useAgentRun";
 import { useCatalog } from "./useCatalog";
 import { useConversations } from "./useConversations";
@@ -67,6 +68,21 @@ export function AgentPane({ active }: { active: boolean }) {
       ),
     });
   };
+
+  // The app's settings say how many iterations and calls a conversation may take and whether
+  // every call is confirmed; they seed the form (unreadable settings keep its defaults).
+  useEffect(() => {
+    let live = true;
+    ipc.getSettings().then(
+      (settings) => {
+        if (live) setDraft((previous) => seededFromConfig(previous, settings.config));
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
 
   const onKey = useEffectEvent((event: KeyboardEvent) => {
     if (event.defaultPrevented || event.isComposing || run.confirmation !== null) return;

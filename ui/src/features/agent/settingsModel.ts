@@ -1,5 +1,5 @@
 /** The "new conversation" form's state and the `AgentSettings` it sends. */
-import type { AgentSettings, CallMode, ToolChoice } from "../../lib/ipc";
+import type { AgentSettings, CallMode, ToolCallConfig, ToolChoice } from "../../lib/ipc";
 
 export type ChoiceKind = ToolChoice["type"];
 
@@ -40,6 +40,26 @@ export const INITIAL_DRAFT: DraftSettings = {
   maxTokens: "",
   disabledTools: [],
 };
+
+/**
+ * The draft with the limits and confirmation mode of the stored ToolCallConfig (seed 000's
+ * `maxIterations` and `mode`, seed 002's `max_total_tool_calls`), for fields the person has not
+ * changed yet.
+ */
+export function seededFromConfig(draft: DraftSettings, config: ToolCallConfig | undefined): DraftSettings {
+  if (!config) return draft;
+  const untouched = (key: keyof DraftSettings) => draft[key] === INITIAL_DRAFT[key];
+  return {
+    ...draft,
+    maxIterations:
+      untouched("maxIterations") && config.max_iterations !== undefined ? String(config.max_iterations) : draft.maxIterations,
+    maxToolCalls:
+      untouched("maxToolCalls") && config.max_total_tool_calls !== undefined
+        ? String(config.max_total_tool_calls)
+        : draft.maxToolCalls,
+    mode: untouched("mode") && config.mode !== undefined ? config.mode : draft.mode,
+  };
+}
 
 export type Built = { ok: true; settings: AgentSettings } | { ok: false; problem: string };
 

@@ -16,6 +16,7 @@ import type {
   EndpointProfile,
   ProtocolInfo,
   ReplayedTurn,
+  Settings,
   TimedRecord,
   ToolView,
   TurnExport,
@@ -74,6 +75,8 @@ export interface AgentBackend {
   records: Record<string, TimedRecord[]>;
   replays: Record<string, ReplayedTurn[]>;
   exports: Record<string, TurnExport>;
+  /** What `get_settings` answers (the stored config seeds the new conversation's limits). */
+  settings: Settings;
   start: (context: StartContext) => AgentRunSummary | Promise<AgentRunSummary>;
   onCancel: (runId: string) => void;
   onConfirm: (confirmationId: string, decision: Decision) => void;
@@ -92,6 +95,7 @@ export function installAgentBackend(overrides: Partial<Omit<AgentBackend, "calls
     records: {},
     replays: {},
     exports: {},
+    settings: {},
     start: () => summary(),
     onCancel: () => undefined,
     onConfirm: () => undefined,
@@ -150,6 +154,8 @@ export function installAgentBackend(overrides: Partial<Omit<AgentBackend, "calls
         case "cancel_run":
           backend.onCancel(args.runId as string);
           return true;
+        case "get_settings":
+          return backend.settings;
         case "conversations_list": {
           const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
           return backend.conversations.filter((c) => `${c.task} ${c.model}`.toLowerCase().includes(query));
