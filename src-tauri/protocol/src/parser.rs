@@ -60,8 +60,7 @@ pub fn parse(
     match format.filter(|f| !f.eq_ignore_ascii_case("auto")) {
         Some(name) => {
             let protocol = named(protocols, name)?;
-            let output = parse_guarded(protocol.as_ref(), text);
-            Ok(report(protocol.id(), false, output))
+            Ok(parse_with(protocol.as_ref(), text))
         }
         None => Ok(detect(protocols, text)),
     }
@@ -224,6 +223,12 @@ pub fn drop_incomplete(report: &mut ParseReport) {
             span: request.span,
         });
     }
+}
+
+/// `text` read by `protocol` (a named format, not detected), with the same guard as [`parse`]:
+/// a parser that panics costs one internal-error diagnostic, never the caller.
+pub fn parse_with(protocol: &dyn Protocol, text: &str) -> ParseReport {
+    report(protocol.id(), false, parse_guarded(protocol, text))
 }
 
 fn parse_guarded(protocol: &dyn Protocol, text: &str) -> ParseOutput {

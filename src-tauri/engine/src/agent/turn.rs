@@ -10,7 +10,7 @@ use super::model::{ModelRequest, StreamItem};
 use super::record::Record;
 use super::reply::{AssembledReply, ReplyEvent};
 use super::{native, AgentEvent, TurnTiming};
-use toolscope_protocol::parser::ParseReport;
+use toolscope_protocol::parser::{self, ParseReport};
 use toolscope_protocol::stream::ToolCallStream;
 use toolscope_protocol::Protocol;
 
@@ -122,16 +122,7 @@ impl Agent<'_> {
         native_protocol: &str,
     ) -> ParseReport {
         match prompted {
-            Some(protocol) => {
-                let output = protocol.parse_tool_requests(&reply.text);
-                ParseReport {
-                    format: protocol.id().to_owned(),
-                    detected: false,
-                    requests: output.requests,
-                    diagnostics: output.diagnostics,
-                    content: output.content,
-                }
-            }
+            Some(protocol) => parser::parse_with(protocol.as_ref(), &reply.text),
             None => native::report(self.protocols, native_protocol, reply),
         }
     }
