@@ -15,6 +15,7 @@ pub mod discovery;
 pub mod eval;
 pub mod executor;
 pub mod export;
+pub mod file_tools;
 pub mod files;
 pub mod history;
 pub mod jsonl;

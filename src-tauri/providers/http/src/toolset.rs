@@ -1,15 +1,17 @@
 //! [`HttpToolSet`]: a directory of definition files kept in sync with the engine's registry.
 //!
-//! One bad file never stops the others: each file either becomes a registered tool or a
-//! [`DefinitionProblem`] naming it. Reloading only touches the registry for what changed, so
-//! caches keyed on the registry's generation (the prompt cache) stay valid across a no-op
-//! reload. A file that becomes invalid loses its tool until it is fixed.
+//! This module is the HTTP part of that: listing `.json`/`.toml` files, reading and checking
+//! them, and turning each into an [`HttpTool`]. The bookkeeping shared with other file-based
+//! providers lives in the engine's [`FileToolSync`]: one bad file never stops the others (each
+//! file either becomes a registered tool or a [`DefinitionProblem`] naming it), a reload only
+//! touches the registry for what changed (so the prompt cache, keyed on the registry's
+//! generation, stays valid across a no-op reload), and a file that becomes invalid loses its
+//! tool until it is fixed.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use serde::Serialize;
+use toolscope_engine::file_tools::{self, CandidateTool, FileCandidate, FileToolSync};
 use toolscope_engine::Registry;
 
 use crate::definition::{self, DefinitionError, FileFormat, HttpToolSpec};
@@ -17,25 +19,9 @@ use crate::secrets::EnvSource;
 use crate::store::{self, StoreError};
 use crate::tool::HttpTool;
 
-/// Why one file is not (or no longer) a registered tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DefinitionProblem {
-    pub file: PathBuf,
-    /// Field path inside the file (`methods[0].endpoint.url`) when one field is at fault.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
-    pub message: String,
-}
+pub use toolscope_engine::file_tools::{DefinitionProblem, ReloadReport};
 
-impl std::fmt::Display for DefinitionProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.field {
-            Some(field) => write!(f, "{}: {field}: {}", self.file.display(), self.message),
-            None => write!(f, "{}: {}", self.file.display(), self.message),
-        }
-    }
-}
-
+/// Kept here because [`DefinitionError`] is this crate's: how a file's error reads in a report.
 impl From<DefinitionError> for DefinitionProblem {
     fn from(error: DefinitionError) -> Self {
         let file = error.file().to_owned();
@@ -62,50 +48,16 @@ impl From<DefinitionError> for DefinitionProblem {
 #[error("cannot set up the HTTP client for HTTP tools: {0}")]
 pub struct ClientSetupError(#[source] reqwest::Error);
 
-/// What a reload changed. Tool ids are sorted. `problems` lists every file that is not a tool
-/// right now (each reload re-checks all files), not only new problems.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct ReloadReport {
-    pub added: Vec<String>,
-    pub updated: Vec<String>,
-    pub removed: Vec<String>,
-    /// Tools whose file says `enabled = false` (not registered).
-    pub disabled: Vec<String>,
-    /// The files those disabled tools are defined in.
-    pub disabled_files: Vec<PathBuf>,
-    pub problems: Vec<DefinitionProblem>,
-}
-
-impl ReloadReport {
-    /// Whether the registry changed.
-    pub fn changed_registry(&self) -> bool {
-        !(self.added.is_empty() && self.updated.is_empty() && self.removed.is_empty())
-    }
-}
-
-/// What the set remembers of a file between reloads.
-#[derive(Debug, Clone)]
-struct LoadedFile {
-    content: Vec<u8>,
-    /// The tool this file registered, if it did.
-    tool_id: Option<String>,
-}
-
-/// A file read and parsed during a reload.
-struct Candidate {
-    path: PathBuf,
-    content: Vec<u8>,
-    spec: Option<HttpToolSpec>,
-}
-
 /// HTTP tools from one directory, registered in one registry.
 #[derive(Debug)]
 pub struct HttpToolSet {
     directory: PathBuf,
-    registry: Arc<Registry>,
     client: reqwest::Client,
     env: EnvSource,
-    files: Mutex<BTreeMap<PathBuf, LoadedFile>>,
+    sync: FileToolSync,
+    /// Held across reading the files and syncing, so a reload that read older files never
+    /// lands after one that read newer ones (the watch, a save and a manual reload may race).
+    reloading: Mutex<()>,
 }
 
 impl HttpToolSet {
@@ -126,10 +78,10 @@ impl HttpToolSet {
     ) -> Self {
         Self {
             directory: directory.into(),
-            registry,
             client,
             env: EnvSource::process(),
-            files: Mutex::new(BTreeMap::new()),
+            sync: FileToolSync::new(registry),
+            reloading: Mutex::new(()),
         }
     }
 
@@ -144,26 +96,17 @@ impl HttpToolSet {
     }
 
     pub fn registry(&self) -> &Arc<Registry> {
-        &self.registry
+        self.sync.registry()
     }
 
     /// Ids of the tools this set registered, sorted.
     pub fn tool_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self
-            .lock()
-            .values()
-            .filter_map(|f| f.tool_id.clone())
-            .collect();
-        ids.sort();
-        ids
+        self.sync.tool_ids()
     }
 
     /// The file that defines a registered tool.
     pub fn file_of(&self, tool_id: &str) -> Option<PathBuf> {
-        self.lock()
-            .iter()
-            .find(|(_, f)| f.tool_id.as_deref() == Some(tool_id))
-            .map(|(path, _)| path.clone())
+        self.sync.file_of(tool_id)
     }
 
     /// Validates and writes one definition file (see [`store::save_definition`]), then reloads.
@@ -183,7 +126,8 @@ impl HttpToolSet {
     /// does not exist counts as empty. Blocking (file reads): call it from a blocking context
     /// or `spawn_blocking` in async code.
     pub fn reload(&self) -> ReloadReport {
-        let mut files = self.lock();
+        // A panic mid-reload leaves nothing half-done behind this lock; the next reload redoes all.
+        let _reloading = self.reloading.lock().unwrap_or_else(|e| e.into_inner());
         let mut report = ReloadReport::default();
         let paths = match list_definition_files(&self.directory) {
             Ok(paths) => paths,
@@ -198,11 +142,11 @@ impl HttpToolSet {
                 return report;
             }
         };
-        let mut candidates: Vec<Candidate> = Vec::with_capacity(paths.len());
+        let mut candidates: Vec<FileCandidate> = Vec::with_capacity(paths.len());
         for path in paths {
             let (content, parsed) = read_and_parse(&path);
-            let spec = match parsed {
-                Ok(spec) if spec.enabled => Some(spec),
+            let tool = match parsed {
+                Ok(spec) if spec.enabled => Some(self.candidate(spec)),
                 Ok(spec) => {
                     report.disabled.push(spec.id().to_owned());
                     report.disabled_files.push(path.clone());
@@ -213,130 +157,22 @@ impl HttpToolSet {
                     None
                 }
             };
-            candidates.push(Candidate {
+            candidates.push(FileCandidate {
                 path,
-                content,
-                spec,
+                // The whole file: any edit, even one that parses the same, re-registers.
+                revision: content,
+                tool,
             });
         }
-        let owned: BTreeMap<String, PathBuf> = files
-            .iter()
-            .filter_map(|(path, f)| f.tool_id.clone().map(|id| (id, path.clone())))
-            .collect();
-        let claims = self.claim_ids(&candidates, &owned, &mut report);
-
-        for (id, _) in owned.iter().filter(|(id, _)| !claims.contains_key(*id)) {
-            self.registry.unregister(id);
-            report.removed.push(id.clone());
-        }
-        let mut next: BTreeMap<PathBuf, LoadedFile> = BTreeMap::new();
-        for (index, candidate) in candidates.into_iter().enumerate() {
-            let claimed = candidate
-                .spec
-                .filter(|spec| claims.get(spec.id()) == Some(&index));
-            let tool_id = claimed.and_then(|spec| {
-                let id = spec.id().to_owned();
-                let previous = files.get(&candidate.path);
-                let unchanged = previous.is_some_and(|p| {
-                    p.tool_id.as_deref() == Some(id.as_str()) && p.content == candidate.content
-                }) && self.registry.get(&id).is_some();
-                if unchanged {
-                    return Some(id);
-                }
-                let tool = HttpTool::new(spec, self.client.clone(), self.env.clone());
-                match self.registry.upsert(Arc::new(tool)) {
-                    Ok(_) if owned.contains_key(&id) => report.updated.push(id.clone()),
-                    Ok(_) => report.added.push(id.clone()),
-                    Err(error) => {
-                        report.problems.push(DefinitionProblem {
-                            file: candidate.path.clone(),
-                            field: None,
-                            message: format!("the registry refused the tool: {error}"),
-                        });
-                        if owned.contains_key(&id) && self.registry.unregister(&id) {
-                            report.removed.push(id);
-                        }
-                        return None;
-                    }
-                }
-                Some(id)
-            });
-            next.insert(
-                candidate.path,
-                LoadedFile {
-                    content: candidate.content,
-                    tool_id,
-                },
-            );
-        }
-        *files = next;
-        for list in [
-            &mut report.added,
-            &mut report.updated,
-            &mut report.removed,
-            &mut report.disabled,
-        ] {
-            list.sort();
-        }
-        report
+        self.sync.sync(candidates, report)
     }
 
-    /// Decides which file defines each tool id: a file keeps an id it already registered, then
-    /// files claim ids in name order. Ids taken by another file or by a tool this set does not
-    /// own (a built-in) become problems. Returns id → candidate index.
-    fn claim_ids(
-        &self,
-        candidates: &[Candidate],
-        owned: &BTreeMap<String, PathBuf>,
-        report: &mut ReloadReport,
-    ) -> BTreeMap<String, usize> {
-        let mut claims: BTreeMap<String, usize> = BTreeMap::new();
-        for (index, candidate) in candidates.iter().enumerate() {
-            if let Some(spec) = &candidate.spec {
-                if owned.get(spec.id()) == Some(&candidate.path) {
-                    claims.insert(spec.id().to_owned(), index);
-                }
-            }
-        }
-        for (index, candidate) in candidates.iter().enumerate() {
-            let Some(spec) = &candidate.spec else {
-                continue;
-            };
-            let id = spec.id();
-            match claims.get(id) {
-                Some(&holder) if holder == index => continue,
-                Some(&holder) => report.problems.push(DefinitionProblem {
-                    file: candidate.path.clone(),
-                    field: Some("id".to_owned()),
-                    message: format!(
-                        "tool id '{id}' is already defined by {}; this file is ignored",
-                        candidates[holder].path.display()
-                    ),
-                }),
-                None => match self.registry.get(id) {
-                    Some(existing) if !owned.contains_key(id) => {
-                        report.problems.push(DefinitionProblem {
-                            file: candidate.path.clone(),
-                            field: Some("id".to_owned()),
-                            message: format!(
-                                "tool id '{id}' is already used by a registered {} tool; pick \
-                                 another id",
-                                existing.source.label()
-                            ),
-                        })
-                    }
-                    _ => {
-                        claims.insert(id.to_owned(), index);
-                    }
-                },
-            }
-        }
-        claims
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<PathBuf, LoadedFile>> {
-        // A panic mid-reload leaves a map that is at worst stale; the next reload repairs it.
-        self.files.lock().unwrap_or_else(|e| e.into_inner())
+    fn candidate(&self, spec: HttpToolSpec) -> CandidateTool {
+        let client = self.client.clone();
+        let env = self.env.clone();
+        CandidateTool::new(spec.id().to_owned(), move || {
+            Ok(Arc::new(HttpTool::new(spec, client, env)) as Arc<dyn toolscope_engine::Tool>)
+        })
     }
 }
 
@@ -367,18 +203,5 @@ fn read_and_parse(path: &Path) -> (Vec<u8>, Result<HttpToolSpec, DefinitionError
 /// `*.json` and `*.toml` regular files (symlinks followed) directly in `directory`, by name;
 /// hidden files (editor and temp files start with `.`) are skipped.
 pub(crate) fn list_definition_files(directory: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut paths = Vec::new();
-    for entry in std::fs::read_dir(directory)? {
-        let Ok(entry) = entry else { continue };
-        let path = entry.path();
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if hidden || FileFormat::from_path(&path).is_none() {
-            continue;
-        }
-        if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            paths.push(path);
-        }
-    }
-    paths.sort();
-    Ok(paths)
+    file_tools::list_files(directory, |path| FileFormat::from_path(path).is_some())
 }

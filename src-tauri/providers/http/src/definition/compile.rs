@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
+use toolscope_engine::file_tools::document::{check_method_name, check_tool_id};
 use toolscope_engine::types::{ToolInfo, ToolSource};
 use toolscope_protocol::method::MethodMetadata;
 use toolscope_protocol::request::json_kind;
@@ -14,18 +15,11 @@ use super::{
 };
 use crate::template::{is_env_name, HeaderTemplate, UrlTemplate};
 
-/// A definition problem at a field path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
+/// A definition problem at a field path (shared with other tool-file formats).
+pub use toolscope_engine::file_tools::document::FieldError;
 
 fn field_error(field: impl Into<String>, message: impl Into<String>) -> FieldError {
-    FieldError {
-        field: field.into(),
-        message: message.into(),
-    }
+    FieldError::new(field, message)
 }
 
 /// A checked tool, ready to register and call.
@@ -165,40 +159,6 @@ pub fn compile(definition: &ToolDefinition) -> Result<HttpToolSpec, FieldError> 
         enabled: definition.enabled,
         endpoints,
     })
-}
-
-fn check_tool_id(id: &str) -> Result<(), FieldError> {
-    if id.is_empty()
-        || !id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        return Err(field_error(
-            "id",
-            format!("'{id}' is not a tool id: use letters, digits, '-', '_' or '.', not empty"),
-        ));
-    }
-    Ok(())
-}
-
-fn check_method_name(field: &str, name: &str) -> Result<(), FieldError> {
-    let problem = if name.is_empty() {
-        "it is empty"
-    } else if name.contains('_') {
-        "'_' is not allowed: routing names are {toolId}_{methodName}, split at the last '_' \
-         (use '-' or camelCase instead)"
-    } else if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.'))
-    {
-        "use letters, digits, '-' or '.'"
-    } else {
-        return Ok(());
-    };
-    Err(field_error(
-        field,
-        format!("method name '{name}': {problem}"),
-    ))
 }
 
 /// When the schema lists `properties`, every placeholder must be one of them (catches typos).

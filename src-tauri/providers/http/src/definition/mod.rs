@@ -18,6 +18,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use compile::{EndpointSpec, HttpToolSpec};
+// Shared with other tool-file formats; re-exported so these paths keep working.
+pub use toolscope_engine::file_tools::document::{AnnotationsDefinition, FileFormat};
+
+use toolscope_engine::file_tools::document::{from_value, TOP_LEVEL};
 
 /// Default cap on the response body that is read (4 MiB).
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 4 * 1024 * 1024;
@@ -56,32 +60,6 @@ pub struct MethodDefinition {
     #[serde(default = "enabled_by_default")]
     pub agent_callable: bool,
     pub endpoint: EndpointDefinition,
-}
-
-/// The engine's behaviour hints, with unknown keys refused (a misspelt `destructive` must not
-/// pass silently).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AnnotationsDefinition {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_only: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destructive: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idempotent: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_world: Option<bool>,
-}
-
-impl From<AnnotationsDefinition> for toolscope_protocol::method::Annotations {
-    fn from(a: AnnotationsDefinition) -> Self {
-        Self {
-            read_only: a.read_only,
-            destructive: a.destructive,
-            idempotent: a.idempotent,
-            open_world: a.open_world,
-        }
-    }
 }
 
 /// Where and how a method sends its request.
@@ -177,35 +155,6 @@ pub struct ResponseDefinition {
     pub max_bytes: Option<u64>,
 }
 
-/// The two file formats a definition may be written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileFormat {
-    Json,
-    Toml,
-}
-
-impl FileFormat {
-    /// The format a file name's extension says, if it is `.json` or `.toml` (any case).
-    pub fn from_path(path: &Path) -> Option<Self> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "json" => Some(Self::Json),
-            "toml" => Some(Self::Toml),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for FileFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Json => "JSON",
-            Self::Toml => "TOML",
-        })
-    }
-}
-
 /// Why a definition file could not become a tool. Every variant names the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DefinitionError {
@@ -270,7 +219,7 @@ pub fn parse(file: &Path, format: FileFormat, text: &str) -> Result<HttpToolSpec
     };
     let Value::Object(top) = &document else {
         return Err(invalid(
-            "(top level)",
+            TOP_LEVEL,
             format!(
                 "expected a table/object, got {}",
                 toolscope_protocol::request::json_kind(&document)
@@ -289,13 +238,13 @@ pub fn parse(file: &Path, format: FileFormat, text: &str) -> Result<HttpToolSpec
                 .map_err(|e| invalid(&flat::flat_field_path(&e.field), e.message))
         }
         (true, true) => Err(invalid(
-            "(top level)",
+            TOP_LEVEL,
             "has both `methods` and `endpoint`: use `methods` (each with its own endpoint), or \
              the single-endpoint form with `endpoint` alone"
                 .to_owned(),
         )),
         (false, false) => Err(invalid(
-            "(top level)",
+            TOP_LEVEL,
             "missing `methods` (a list of methods, each with an `endpoint`), or `endpoint` for \
              the single-endpoint form"
                 .to_owned(),
@@ -305,17 +254,13 @@ pub fn parse(file: &Path, format: FileFormat, text: &str) -> Result<HttpToolSpec
 
 /// Syntax only: the file as a JSON value (TOML is read into the same shape).
 fn parse_document(file: &Path, format: FileFormat, text: &str) -> Result<Value, DefinitionError> {
-    let syntax = |message: String| DefinitionError::Syntax {
-        file: file.to_owned(),
-        format,
-        message,
-    };
-    match format {
-        FileFormat::Json => serde_json::from_str(text).map_err(|e| syntax(e.to_string())),
-        FileFormat::Toml => {
-            toml::from_str(text).map_err(|e| syntax(e.to_string().trim().to_owned()))
-        }
-    }
+    format
+        .parse_value(text)
+        .map_err(|message| DefinitionError::Syntax {
+            file: file.to_owned(),
+            format,
+            message,
+        })
 }
 
 /// Deserialises with the path of the offending field in the error.
@@ -323,13 +268,9 @@ fn typed<T: serde::de::DeserializeOwned>(
     file: &Path,
     document: Value,
 ) -> Result<T, DefinitionError> {
-    serde_path_to_error::deserialize(document).map_err(|e| {
-        let field = match e.path().to_string() {
-            path if path == "." || path.is_empty() => "(top level)".to_owned(),
-            path => path,
-        };
-        let mut message = e.inner().to_string();
-        if field.contains("auth") && message.starts_with("unknown field") {
+    from_value(document).map_err(|e| {
+        let mut message = e.message;
+        if e.field.contains("auth") && message.starts_with("unknown field") {
             message.push_str(
                 " (secrets are never written in the file: name the environment variable that \
                  holds them, e.g. token_env, key_env, password_env)",
@@ -337,7 +278,7 @@ fn typed<T: serde::de::DeserializeOwned>(
         }
         DefinitionError::Invalid {
             file: file.to_owned(),
-            field,
+            field: e.field,
             message,
         }
     })
