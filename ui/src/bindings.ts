@@ -328,7 +328,7 @@ export type EndpointProfile = {
 };
 
 /**  The classified reasons a run can fail (DESIGN.md). */
-export type ErrorKind = "invalid_name" | "tool_not_found" | "method_not_found" | "not_agent_callable" | "invalid_args" | "denied" | "timeout" | "cancelled" | "tool_error" | "output_too_large" | "transport";
+export type ErrorKind = "invalid_name" | "tool_not_found" | "method_not_found" | "not_agent_callable" | "invalid_args" | "denied" | "timeout" | "cancelled" | "tool_error" | "output_too_large" | "memory_limit" | "transport";
 
 /**  A classified failure of one run. */
 export type ExecutionError = {

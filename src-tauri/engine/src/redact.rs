@@ -66,6 +66,10 @@ impl Redactor {
         match failure {
             ToolFailure::Failed(message) => ToolFailure::Failed(self.redact(&message)),
             ToolFailure::Transport(message) => ToolFailure::Transport(self.redact(&message)),
+            ToolFailure::OutputTooLarge(message) => {
+                ToolFailure::OutputTooLarge(self.redact(&message))
+            }
+            ToolFailure::MemoryLimit(message) => ToolFailure::MemoryLimit(self.redact(&message)),
             other @ ToolFailure::UnknownMethod(_) => other,
         }
     }

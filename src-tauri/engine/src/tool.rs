@@ -87,6 +87,13 @@ pub enum ToolFailure {
     /// The tool does not have this method although its metadata listed it.
     #[error("method '{0}' is not implemented by this tool")]
     UnknownMethod(String),
+    /// The tool's own output limit was reached (a sandboxed module kept asking for a larger
+    /// buffer than it may have); classified like the executor's own output cap.
+    #[error("{0}")]
+    OutputTooLarge(String),
+    /// A sandboxed tool hit its memory cap.
+    #[error("{0}")]
+    MemoryLimit(String),
 }
 
 impl ToolFailure {

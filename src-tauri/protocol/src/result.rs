@@ -26,6 +26,8 @@ pub enum ErrorKind {
     Cancelled,
     ToolError,
     OutputTooLarge,
+    /// A sandboxed tool (WASM) hit its memory cap.
+    MemoryLimit,
     Transport,
 }
 
@@ -42,6 +44,7 @@ impl ErrorKind {
             Self::Cancelled => "cancelled",
             Self::ToolError => "tool_error",
             Self::OutputTooLarge => "output_too_large",
+            Self::MemoryLimit => "memory_limit",
             Self::Transport => "transport",
         }
     }

@@ -76,6 +76,10 @@ pub fn for_result(
             "The result was larger than the output limit. Ask for less (a narrower query, fewer items)."
                 .to_owned()
         }
+        ErrorKind::MemoryLimit => {
+            "The tool ran out of the memory it is allowed. Retry with a smaller input, or continue without this result."
+                .to_owned()
+        }
         ErrorKind::Transport => {
             "The tool's server could not be reached. Retry later or continue without it.".to_owned()
         }

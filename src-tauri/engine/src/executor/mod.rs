@@ -429,6 +429,12 @@ impl Executor {
             Ok(Err(ToolFailure::Transport(message))) => {
                 Err(Failure::new(ErrorKind::Transport, message))
             }
+            Ok(Err(ToolFailure::OutputTooLarge(message))) => {
+                Err(Failure::new(ErrorKind::OutputTooLarge, message))
+            }
+            Ok(Err(ToolFailure::MemoryLimit(message))) => {
+                Err(Failure::new(ErrorKind::MemoryLimit, message))
+            }
             Ok(Err(failure @ ToolFailure::UnknownMethod(_))) => {
                 Err(Failure::new(ErrorKind::MethodNotFound, failure.to_string()))
             }
