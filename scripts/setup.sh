@@ -19,6 +19,10 @@ if $with_tests; then
   # python3-venv: a throwaway environment to download the BFCL data set's wheel with pip, and
   # the model server venv of the real_model test.
   packages+=(xvfb xauth xdotool imagemagick webkit2gtk-driver python3-venv)
+  # The example WASM tools are built from C in the test run (tests/fixtures/wasm/build.sh):
+  # clang and its wasm linker (lld), the WASI C library, and the wasm32 compiler runtime that
+  # clang links into every wasm32-wasi module.
+  packages+=(clang lld wasi-libc libclang-rt-14-dev-wasm32)
 fi
 
 missing=()

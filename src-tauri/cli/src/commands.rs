@@ -120,7 +120,7 @@ fn parse_source(text: &str) -> Result<ToolSource, String> {
 }
 
 pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
-    if global.mcp_config.is_some() || global.http_tools.is_some() {
+    if global.mcp_config.is_some() || global.http_tools.is_some() || !global.wasm_tools.is_empty() {
         match setup::prepare_sources(&global).await {
             Ok(prepared) => global.prepared = Some(prepared),
             Err(error) => {

@@ -64,6 +64,19 @@ struct GlobalArgs {
     /// Directory of HTTP tool definitions (`*.json`, `*.toml`) to load.
     #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_HTTP_TOOLS")]
     http_tools: Option<PathBuf>,
+    /// A WASM tool directory (manifest.toml or manifest.json beside its .wasm), or a folder of
+    /// them, to load; repeat for more.
+    #[arg(
+        long = "wasm-tools",
+        global = true,
+        value_name = "DIR",
+        env = "TOOLSCOPE_WASM_TOOLS"
+    )]
+    wasm_tools: Vec<PathBuf>,
+    /// Approve what the --wasm-tools manifests ask for (environment variables, directories).
+    /// Without it such tools are not loaded and their requests are printed on stderr.
+    #[arg(long, global = true)]
+    approve_wasm_grants: bool,
     /// Directory of declared formats (`*.toml`), listed after the built-in ones
     /// [default: <data dir>/formats].
     #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_FORMATS")]

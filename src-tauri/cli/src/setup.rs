@@ -13,6 +13,7 @@ use toolscope_imported::ImportedSets;
 use toolscope_mcp::sources::SourceOptions;
 use toolscope_mcp::{McpSources, SourceStatus};
 use toolscope_protocol::ProtocolSet;
+use toolscope_wasm::{WasmRuntime, WasmToolSet};
 
 use crate::exit;
 use crate::GlobalArgs;
@@ -128,7 +129,7 @@ impl std::fmt::Debug for PreparedSources {
     }
 }
 
-/// Connects `--mcp-config` servers and loads `--http-tools` definitions. Giving the config
+/// Connects `--mcp-config` servers and loads `--http-tools` definitions and `--wasm-tools`. Giving the config
 /// file on the command line is the consent to start its command lines, which are printed
 /// first. A server or file that fails is reported on stderr; the others still load.
 pub async fn prepare_sources(global: &GlobalArgs) -> Result<PreparedSources, SetupError> {
@@ -178,11 +179,48 @@ pub async fn prepare_sources(global: &GlobalArgs) -> Result<PreparedSources, Set
             eprintln!("warning: HTTP tool {problem}");
         }
     }
+    if !global.wasm_tools.is_empty() {
+        load_wasm_tools(global, &registry).await?;
+    }
     Ok(PreparedSources {
         registry,
         imported,
         _mcp: mcp,
     })
+}
+
+/// Loads `--wasm-tools` directories. Grants are approved only with `--approve-wasm-grants`;
+/// otherwise each waiting tool's requests are printed so the person can decide.
+async fn load_wasm_tools(global: &GlobalArgs, registry: &Arc<Registry>) -> Result<(), SetupError> {
+    let runtime = WasmRuntime::new().map_err(|e| SetupError::environment(e.to_string()))?;
+    let set = WasmToolSet::new(Arc::clone(registry), runtime);
+    let directories = global.wasm_tools.clone();
+    let approve = global.approve_wasm_grants;
+    let (report, pending) = tokio::task::spawn_blocking(move || {
+        for directory in &directories {
+            set.add_directory(directory)
+                .map_err(|e| SetupError::usage(format!("--wasm-tools: {e}")))?;
+        }
+        let report = if approve {
+            set.approve_all_pending()
+        } else {
+            set.reload()
+        };
+        Ok::<_, SetupError>((report, set.pending()))
+    })
+    .await
+    .map_err(|e| SetupError::environment(e.to_string()))??;
+    for problem in &report.problems {
+        eprintln!("warning: WASM tool {problem}");
+    }
+    for waiting in &pending {
+        eprintln!(
+            "WASM tool '{}' asks to {}; run with --approve-wasm-grants to allow it",
+            waiting.tool_id,
+            waiting.grants.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// Reads a ToolCallConfig JSON file; missing fields take their defaults.

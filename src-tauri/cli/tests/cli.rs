@@ -3,6 +3,7 @@
 mod support;
 
 use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
 use support::{repo_path, routing_names, stderr, Sandbox};
@@ -355,4 +356,36 @@ fn http_tool_definitions_load_from_a_directory_and_problems_are_reported() {
     assert!(!tools.as_array().expect("a list").is_empty(), "{tools}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("broken.json"), "{stderr}");
+}
+
+#[test]
+fn wasm_tools_load_from_a_directory_and_run() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.path().join("wasm");
+    let built = Command::new("bash")
+        .arg(repo_path("tests/fixtures/wasm/build.sh"))
+        .arg(&out)
+        .status()
+        .expect("runs build.sh");
+    assert!(built.success(), "building the example WASM tools failed");
+    let dir = out.join("textkit").to_string_lossy().into_owned();
+    let args = r#"{"pattern": "b+", "text": "abba b"}"#;
+    let output = sandbox.run(&[
+        "--wasm-tools",
+        &dir,
+        "--json",
+        "call",
+        "textkit_match",
+        "--args",
+        args,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let text = result["result"].as_str().expect("the result text");
+    let matched: Value = serde_json::from_str(text).expect("the tool's JSON");
+    assert_eq!(matched["count"], 2, "{matched}");
+
+    let missing = sandbox.run(&["--wasm-tools", "/nonexistent/tools", "list"]);
+    assert_eq!(missing.status.code(), Some(2), "{}", stderr(&missing));
+    assert!(stderr(&missing).contains("is not a directory"));
 }
