@@ -5,13 +5,13 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use serde_json::Value;
 
+use crate::output::outln;
 use toolscope_engine::agent::{AgentEvent, Confirmer, Decision, ReplyEvent, StopReason};
 use toolscope_engine::executor::ConfirmationRequest;
 use toolscope_engine::BoxFuture;
 
 /// What a person watching the terminal sees: the reply on stdout, the rest on stderr.
 pub fn show(event: &AgentEvent) {
-    let mut out = std::io::stdout();
     match event {
         AgentEvent::TurnStarted { turn } => eprintln!("── turn {turn}"),
         AgentEvent::Retry {
@@ -28,11 +28,10 @@ pub fn show(event: &AgentEvent) {
             event: ReplyEvent::Text { text },
             ..
         } => {
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+            crate::output::write_bytes(text.as_bytes());
         }
         AgentEvent::TurnParsed { report, timing, .. } => {
-            println!();
+            outln!();
             for request in &report.requests {
                 let args = Value::Object(request.args.clone());
                 eprintln!("→ {} {args}", request.tool_name);

@@ -18,6 +18,7 @@ use toolscope_protocol::parser::{self, ParseReport};
 use toolscope_protocol::stream::{deltas, StreamEvent, ToolCallStream};
 use toolscope_protocol::ProtocolSet;
 
+use crate::output::outln;
 use crate::render;
 use crate::setup::SetupError;
 use crate::{exit, GlobalArgs};
@@ -223,12 +224,19 @@ pub fn bench_parse(global: &GlobalArgs, args: BenchParseArgs) -> Result<u8, Setu
     if global.json {
         render::json(&serde_json::json!({"rows": rows, "skipped": skipped}));
     } else {
-        println!(
+        outln!(
             "{:<22} {:>9} {:>10} {:>9} {:>9} {:>10} {:>12} {:>11}  calls (expected/got)",
-            "input", "bytes", "parse ms", "best ms", "MB/s", "auto ms", "auto format", "stream ms"
+            "input",
+            "bytes",
+            "parse ms",
+            "best ms",
+            "MB/s",
+            "auto ms",
+            "auto format",
+            "stream ms"
         );
         for r in &rows {
-            println!(
+            outln!(
                 "{:<22} {:>9} {:>10.3} {:>9.3} {:>9.1} {:>10.3} {:>12} {:>11}  {}/{} {}",
                 r.input,
                 r.bytes,
@@ -246,12 +254,12 @@ pub fn bench_parse(global: &GlobalArgs, args: BenchParseArgs) -> Result<u8, Setu
             );
         }
         if !skipped.is_empty() {
-            println!(
+            outln!(
                 "skipped (format not known to this build): {}",
                 skipped.join(", ")
             );
         }
-        println!("{} inputs, {} mismatched", rows.len(), failed);
+        outln!("{} inputs, {} mismatched", rows.len(), failed);
     }
     Ok(if failed > 0 {
         exit::TOOL_FAILED

@@ -21,6 +21,7 @@ use toolscope_protocol::result::ErrorKind;
 use toolscope_protocol::{Protocol, ProtocolSet};
 
 use crate::confirm::TerminalConfirmation;
+use crate::output::{out, outln};
 use crate::render;
 use crate::request_tools::RequestToolsArgs;
 use crate::setup::{self, SetupError};
@@ -173,7 +174,7 @@ fn prompt(global: &GlobalArgs, args: PromptArgs) -> Result<u8, SetupError> {
     if global.json {
         render::json(&serde_json::json!({"protocol": args.protocol, "prompt": &*text}));
     } else {
-        print!("{text}");
+        out!("{text}");
     }
     Ok(exit::OK)
 }
@@ -382,7 +383,7 @@ fn formats(global: &GlobalArgs, args: &FormatsArgs) -> u8 {
     } else {
         let width = set.ids().iter().map(|id| id.len()).max().unwrap_or(0);
         for protocol in set.iter() {
-            println!("{:<width$}  {}", protocol.id(), protocol.label());
+            outln!("{:<width$}  {}", protocol.id(), protocol.label());
         }
     }
     exit::OK
@@ -422,8 +423,8 @@ fn check_formats(global: &GlobalArgs, files: &[PathBuf]) -> u8 {
     } else {
         for (file, problem) in &results {
             match problem {
-                Some(problem) => println!("{problem}"),
-                None => println!("{}: ok", file.display()),
+                Some(problem) => outln!("{problem}"),
+                None => outln!("{}: ok", file.display()),
             }
         }
     }

@@ -9,6 +9,7 @@ use toolscope_llm::client::{Endpoint, Wire};
 use toolscope_llm::model::EndpointModel;
 use toolscope_llm::profiles::{KeySource, Profile, ProfileStore, WireName};
 
+use crate::output::outln;
 use crate::setup::{self, SetupError};
 use crate::{exit, GlobalArgs};
 
@@ -135,11 +136,11 @@ pub async fn endpoints(global: &GlobalArgs, args: EndpointsArgs) -> Result<u8, S
             if global.json {
                 crate::render::json(&profiles);
             } else if profiles.is_empty() {
-                println!("no endpoint profiles (add one with `toolscope endpoints add`)");
+                outln!("no endpoint profiles (add one with `toolscope endpoints add`)");
             }
             if !global.json {
                 for p in &profiles {
-                    println!("{:<16} {:?} {} {}", p.name, p.wire, p.base_url, p.model);
+                    outln!("{:<16} {:?} {} {}", p.name, p.wire, p.base_url, p.model);
                 }
             }
         }
@@ -185,9 +186,9 @@ pub async fn endpoints(global: &GlobalArgs, args: EndpointsArgs) -> Result<u8, S
                     if global.json {
                         crate::render::json(&models);
                     } else {
-                        println!("connected: {} model(s)", models.len());
+                        outln!("connected: {} model(s)", models.len());
                         for m in &models {
-                            println!("  {m}");
+                            outln!("  {m}");
                         }
                     }
                 }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::Args;
 use toolscope_engine::eval::{evaluate_case, EvalCase, EvalReport};
 
+use crate::output::outln;
 use crate::request_tools::{self, RequestToolsArgs};
 use crate::setup::{self, SetupError};
 use crate::{exit, render, GlobalArgs};
@@ -86,7 +87,7 @@ pub fn eval(global: &GlobalArgs, args: EvalArgs) -> Result<u8, SetupError> {
     }
     let below = args.min.is_some_and(|min| report.overall.rate() < min);
     if below && !global.json {
-        println!(
+        outln!(
             "agreement {:.1}% is below the minimum {:.1}%",
             report.overall.rate() * 100.0,
             args.min.unwrap_or_default() * 100.0

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::Value;
 use toolscope_imported::{FindingLevel, Mock, MockErrorKind, MockReply, SetError};
 
+use crate::output::outln;
 use crate::setup::{self, SetupError};
 use crate::{exit, render, GlobalArgs};
 
@@ -87,7 +88,7 @@ pub fn import(global: &GlobalArgs, args: ImportArgs) -> Result<u8, SetupError> {
         render::json(&report);
         return Ok(exit::OK);
     }
-    println!(
+    outln!(
         "{} '{}' (tool id {}): {} definitions{}",
         if report.replaced {
             "replaced"
@@ -109,10 +110,10 @@ pub fn import(global: &GlobalArgs, args: ImportArgs) -> Result<u8, SetupError> {
             FindingLevel::Warning => "warning",
             FindingLevel::Info => "note",
         };
-        println!("  {level}: {}: {}", finding.path, finding.message);
+        outln!("  {level}: {}: {}", finding.path, finding.message);
     }
     if !report.mocks_dropped.is_empty() {
-        println!(
+        outln!(
             "  mocks dropped (definitions gone): {}",
             report.mocks_dropped.join(", ")
         );
@@ -128,25 +129,30 @@ pub fn imported(global: &GlobalArgs, args: ImportedArgs) -> Result<u8, SetupErro
             if global.json {
                 render::json(&list);
             } else if list.is_empty() {
-                println!("no imported sets (toolscope import FILE --name NAME)");
+                outln!("no imported sets (toolscope import FILE --name NAME)");
             } else {
                 for set in list {
-                    println!(
+                    outln!(
                         "{}  ({} definitions, {} mocked; tool id {}; from {}, {})",
-                        set.name, set.definitions, set.mocked, set.id, set.origin, set.imported_at
+                        set.name,
+                        set.definitions,
+                        set.mocked,
+                        set.id,
+                        set.origin,
+                        set.imported_at
                     );
                 }
             }
         }
         ImportedCommand::Remove { name } => {
             sets.remove(&name).map_err(set_error)?;
-            println!("removed '{name}'");
+            outln!("removed '{name}'");
         }
         ImportedCommand::Mock(args) => {
             let mock = mock(&args)?;
             sets.set_mock(&args.set, &args.definition, mock)
                 .map_err(set_error)?;
-            println!(
+            outln!(
                 "{} the mock of '{}' in '{}'",
                 if args.clear { "removed" } else { "saved" },
                 args.definition,

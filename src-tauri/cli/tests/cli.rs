@@ -389,3 +389,44 @@ fn wasm_tools_load_from_a_directory_and_run() {
     assert_eq!(missing.status.code(), Some(2), "{}", stderr(&missing));
     assert!(stderr(&missing).contains("is not a directory"));
 }
+
+/// A Hermes reply with `calls` calls, one per line, prose between them.
+fn long_hermes_reply(calls: usize) -> String {
+    let mut text = String::new();
+    for i in 0..calls {
+        text.push_str(&format!(
+            "Step {i}, looking it up.\n<tool_call>{{\"name\": \"calculator_evaluate\", \"arguments\": {{\"expression\": \"{i} + 1\"}}}}</tool_call>\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn a_closed_pipe_ends_every_printing_command_quietly() {
+    let sandbox = Sandbox::new();
+    let reply = sandbox.write("reply.txt", &long_hermes_reply(5_000));
+    for args in [
+        vec!["parse", reply.as_str()],
+        vec!["parse", "--json", reply.as_str()],
+        vec!["list"],
+        vec!["formats"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolscope"))
+            .args(&args)
+            .env("TOOLSCOPE_HOME", sandbox.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("toolscope starts");
+        // The reader goes away at once, like `| head -0`.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("toolscope finishes");
+        let stderr = stderr(&output);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            matches!(output.status.code(), Some(0 | 141)),
+            "{args:?}: {:?} {stderr}",
+            output.status
+        );
+    }
+}
