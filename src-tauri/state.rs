@@ -40,7 +40,7 @@ pub struct AppState {
     pub agent_confirmations: Arc<Mutex<HashMap<String, oneshot::Sender<Decision>>>>,
     /// Where profiles, keys and conversations live, once startup knows it.
     data_dir: OnceLock<PathBuf>,
-    /// MCP servers and HTTP tools, once startup has opened them.
+    /// The tool sources (MCP, HTTP, WASM, imported), once startup has opened them.
     sources: OnceLock<ToolSources>,
 }
 
@@ -159,7 +159,7 @@ impl AppState {
         ))
     }
 
-    /// MCP servers and HTTP tools, once startup has opened them.
+    /// The tool sources (MCP, HTTP, WASM, imported), once startup has opened them.
     pub fn sources(&self) -> Result<&ToolSources, CommandError> {
         self.sources.get().ok_or_else(|| {
             CommandError::new(
@@ -247,6 +247,7 @@ mod tests {
         let sources = state.sources().expect("sources open with the app");
         assert!(sources.mcp.states().is_empty());
         assert!(sources.http.is_some());
+        assert!(sources.wasm.is_some());
     }
 
     #[test]

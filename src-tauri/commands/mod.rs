@@ -12,6 +12,7 @@ pub mod imported;
 pub mod parser;
 pub mod settings;
 pub mod sources;
+pub mod wasm_sources;
 
 use tauri_specta::{collect_commands, Builder};
 
@@ -49,6 +50,11 @@ pub fn builder() -> Builder<tauri::Wry> {
             sources::http_tool_read,
             sources::http_tool_save,
             sources::http_tool_delete,
+            wasm_sources::wasm_tools,
+            wasm_sources::wasm_add_directory,
+            wasm_sources::wasm_remove_directory,
+            wasm_sources::wasm_approve,
+            wasm_sources::wasm_reload,
             imported::imported_import,
             imported::imported_sets,
             imported::imported_set,

@@ -13,6 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { agentConversation, agentRecorded, startModelServer } from "./lib/agent.mjs";
+import { wasmRemembered, wasmScenario } from "./lib/wasm.mjs";
 import {
   APP_IDENTIFIER,
   ROOT,
@@ -204,6 +205,7 @@ async function injectedElements() {
 // Scenarios
 
 let loadedIntoExecutor = false;
+let wasmReady = false; // textkit was added (scenario 13); the restart checks it is remembered
 
 async function discoveryScenario() {
   await showPane("discovery");
@@ -757,6 +759,7 @@ async function restartScenario() {
       },
     );
   }
+  if (wasmReady) await wasmRemembered({ browser, showPane });
 }
 
 async function noListeningPortScenario() {
@@ -841,12 +844,16 @@ async function main() {
     await scenario("6 sources: add the MCP test server, approve its command line, status ready", sourcesScenario);
     await scenario("7 MCP tools: found in Discovery, run in the Executor (text, progress, rich content)", mcpCallScenario);
     await scenario("10 imported tools: paste a tools array, mock it, find it in Discovery, check and run a reply against it", importedScenario);
+    await scenario("13 WASM tools: add the built textkit directory in Sources, run textkit_match in the Executor, history entry", async () => {
+      await wasmScenario({ browser, showPane });
+      wasmReady = true;
+    });
     await scenario("11 agent: a profile for the scripted model server, a two-turn conversation with a confirmed write", async () => {
       modelServer = await startModelServer();
       await agentConversation({ browser, showPane, server: modelServer, xdg });
     });
     await scenario("8 no listening port: the app and its children (WebKit, MCP server) listen on no TCP/UDP port, under WebDriver and started directly", noListeningPortScenario);
-    await scenario("5 restart: history survives with the same data dir, the approved server starts again", restartScenario);
+    await scenario("5 restart: history survives with the same data dir, the approved server starts again, the WASM directory is remembered", restartScenario);
     await scenario("12 agent after the restart: the conversation is listed, opened and replayed unchanged", () =>
       agentRecorded({ browser, showPane }),
     );

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the UI bundle and the debug app (UI embedded), then runs the real-app end-to-end tests
-# under a virtual X display. Prerequisites come from `bash scripts/setup.sh --test`.
+# Builds the UI bundle, the debug app (UI embedded) and the example WASM tools, then runs the
+# real-app end-to-end tests under a virtual X display. Prerequisites come from
+# `bash scripts/setup.sh --test`.
 #   bash tests/e2e/run.sh            the e2e scenarios (tests/e2e/run.mjs)
 #   bash tests/e2e/run.sh --bench    the startup / memory / search bench instead (by hand)
 # Screenshots land in target/e2e-screenshots/, driver logs in target/e2e-logs/.
@@ -38,6 +39,13 @@ if [[ "${E2E_SKIP_BUILD:-}" != 1 ]]; then
   cargo build -p toolscope-llm-testserver --bin toolscope-llm-testserver --locked --quiet
   log "builds done ($((SECONDS - started)) s)"
 fi
+
+# The example WASM tools, built from C (seconds): the WASM scenario adds textkit from here.
+wasm_examples=$PWD/target/e2e-wasm-tools
+rm -rf "$wasm_examples"
+log "building the example WASM tools"
+bash tests/fixtures/wasm/build.sh "$wasm_examples" 2>&1 | sed 's/^/[e2e]   /'
+export TOOLSCOPE_WASM_EXAMPLES=$wasm_examples
 
 mkdir -p target/e2e-screenshots
 rm -f target/e2e-screenshots/*.png

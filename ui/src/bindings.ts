@@ -71,6 +71,18 @@ export const commands = {
 	/**  Validates and writes one definition file (`name.json` or `name.toml`), then reloads. */
 	httpToolSave: (fileName: string, text: string) => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tool_save", { fileName, text })),
 	httpToolDelete: (fileName: string) => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tool_delete", { fileName })),
+	wasmTools: () => typedError<WasmToolsView, CommandError>(__TAURI_INVOKE("wasm_tools")),
+	/**
+	 *  Adds a directory (one tool, or a folder of tools) and loads what it holds. Tools whose
+	 *  manifest asks for grants wait in `pending` until `wasm_approve`.
+	 */
+	wasmAddDirectory: (path: string) => typedError<WasmToolsView, CommandError>(__TAURI_INVOKE("wasm_add_directory", { path })),
+	/**  Removes a directory (its path as the view gives it); its tools are unregistered. */
+	wasmRemoveDirectory: (path: string) => typedError<WasmToolsView, CommandError>(__TAURI_INVOKE("wasm_remove_directory", { path })),
+	/**  The person saw the exact grant lines and allows them (remembered for this exact list). */
+	wasmApprove: (key: string) => typedError<WasmToolsView, CommandError>(__TAURI_INVOKE("wasm_approve", { key })),
+	/**  Re-reads every directory now, without waiting for the watch. */
+	wasmReload: () => typedError<WasmToolsView, CommandError>(__TAURI_INVOKE("wasm_reload")),
 	/**  Imports `text` (any supported shape) as the set `name`, replacing a set of that name. */
 	importedImport: (name: string, text: string, origin: string) => typedError<SetImportReport, CommandError>(__TAURI_INVOKE("imported_import", { name, text, origin })),
 	importedSets: () => typedError<SetSummary[], CommandError>(__TAURI_INVOKE("imported_sets")),
@@ -328,7 +340,9 @@ export type EndpointProfile = {
 };
 
 /**  The classified reasons a run can fail (DESIGN.md). */
-export type ErrorKind = "invalid_name" | "tool_not_found" | "method_not_found" | "not_agent_callable" | "invalid_args" | "denied" | "timeout" | "cancelled" | "tool_error" | "output_too_large" | "memory_limit" | "transport";
+export type ErrorKind = "invalid_name" | "tool_not_found" | "method_not_found" | "not_agent_callable" | "invalid_args" | "denied" | "timeout" | "cancelled" | "tool_error" | "output_too_large" | 
+/**  A sandboxed tool (WASM) hit its memory cap. */
+"memory_limit" | "transport";
 
 /**  A classified failure of one run. */
 export type ExecutionError = {
@@ -945,6 +959,49 @@ export type Usage = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  One directory a person added: one tool, or a folder of tool directories. */
+export type WasmDirectoryView = {
+	/**  The canonical path, as `wasm_remove_directory` takes it. */
+	path: string,
+	/**  The tools registered from it, by id. */
+	tools: WasmToolView[],
+};
+
+/**  A tool whose manifest asks for access nobody approved yet; it is not registered until then. */
+export type WasmPendingGrants = {
+	tool_id: string,
+	manifest: string,
+	/**  One line per grant, exactly as approving allows them. */
+	grants: string[],
+	/**  What `wasm_approve` takes. */
+	key: string,
+};
+
+/**  Why a manifest (or an added directory) is not a registered tool right now. */
+export type WasmToolProblem = {
+	file: string,
+	/**  The manifest field at fault (`methods[0].export`, `module`, `grants`), when one is. */
+	field: string | null,
+	message: string,
+};
+
+/**  A registered WASM tool. */
+export type WasmToolView = {
+	id: string,
+	name: string,
+	/**  The manifest that defines it. */
+	manifest: string,
+	/**  How many methods it registered. */
+	methods: number,
+};
+
+/**  The WASM tool directories as the Sources pane shows them. */
+export type WasmToolsView = {
+	directories: WasmDirectoryView[],
+	problems: WasmToolProblem[],
+	pending: WasmPendingGrants[],
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

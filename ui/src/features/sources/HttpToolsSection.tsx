@@ -9,6 +9,7 @@ import { errorMessage } from "../../lib/ipc";
 import { Dialog } from "./Dialog";
 import { HttpEditor } from "./HttpEditor";
 import { NewFileForm } from "./NewFileForm";
+import { ProblemList } from "./ProblemList";
 import { template } from "./templates";
 import { useHttpTools } from "./useHttpTools";
 
@@ -122,17 +123,11 @@ export function HttpToolsSection() {
           </button>
         </div>
       )}
-      {problems.length > 0 && (
-        <ul className="src-problems" data-testid="http-problems" aria-label="Problems in definition files">
-          {problems.map((problem, index) => (
-            <li key={`${String(index)}-${problem.file_name}`}>
-              <code>{problem.file_name}</code>: {problem.field !== null && <code>{problem.field}</code>}
-              {problem.field !== null && ": "}
-              {problem.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <ProblemList
+        problems={problems.map((problem) => ({ ...problem, file: problem.file_name }))}
+        label="Problems in definition files"
+        testId="http-problems"
+      />
       {view !== null && view.disabled.length > 0 && (
         <p className="muted">Disabled in their files: {view.disabled.join(", ")}</p>
       )}

@@ -5,7 +5,7 @@
 import { useState } from "react";
 
 import type { SourceState } from "../../lib/ipc";
-import { ApprovalDialog } from "./ApprovalDialog";
+import { CommandApprovalDialog } from "./ApprovalDialog";
 import { Dialog } from "./Dialog";
 import { ExportPanel, ImportPanel } from "./ImportExport";
 import { ServerForm } from "./ServerForm";
@@ -129,7 +129,7 @@ export function McpSection() {
       )}
 
       {approval && approvalCommand !== null && (
-        <ApprovalDialog
+        <CommandApprovalDialog
           serverName={approval.config.name}
           commandLine={approvalCommand}
           onApprove={() => {

@@ -5,7 +5,17 @@
  */
 import { mockIPC } from "@tauri-apps/api/mocks";
 
-import type { HttpToolsView, ImportReport, McpServerConfig, Mock, SetImportReport, SetSummary, SourceState, ToolSet } from "../../lib/ipc";
+import type {
+  HttpToolsView,
+  ImportReport,
+  McpServerConfig,
+  Mock,
+  SetImportReport,
+  SetSummary,
+  SourceState,
+  ToolSet,
+  WasmToolsView,
+} from "../../lib/ipc";
 
 export const SERVERS: SourceState[] = [
   {
@@ -65,6 +75,38 @@ export const HTTP_VIEW: HttpToolsView = {
   disabled: ["off"],
 };
 
+const FILES_GRANTS = ["read the environment variable HOME", "read the directory /home/me/notes (seen as /notes)"];
+
+/** One folder of WASM tools: textkit loaded, a broken manifest, a tool waiting for its grants. */
+export const WASM_VIEW: WasmToolsView = {
+  directories: [
+    {
+      path: "/home/me/wasm-tools",
+      tools: [{ id: "textkit", name: "Text kit", manifest: "/home/me/wasm-tools/textkit/manifest.toml", methods: 4 }],
+    },
+  ],
+  problems: [
+    {
+      file: "/home/me/wasm-tools/broken/manifest.toml",
+      field: "methods[0].export",
+      message: "the module does not export a function named 'missing'",
+    },
+    {
+      file: "/home/me/wasm-tools/files/manifest.toml",
+      field: "grants",
+      message: `waiting for approval of its grants: ${FILES_GRANTS.join("; ")}`,
+    },
+  ],
+  pending: [
+    {
+      tool_id: "files",
+      manifest: "/home/me/wasm-tools/files/manifest.toml",
+      grants: FILES_GRANTS,
+      key: ["files", ...FILES_GRANTS].join("\n"),
+    },
+  ],
+};
+
 /** An imported set as the app keeps it: two OpenAI-shaped definitions, one mocked. */
 export const BILLING: ToolSet = {
   name: "Billing API",
@@ -104,6 +146,7 @@ type Handler = (args: Record<string, unknown>) => unknown;
 export interface SourcesBackend {
   servers: SourceState[];
   http: HttpToolsView;
+  wasm: WasmToolsView;
   files: Record<string, string>;
   logs: Record<string, string[]>;
   imported: ToolSet[];
@@ -121,10 +164,46 @@ function stateOf(config: McpServerConfig): SourceState {
   };
 }
 
+/** A path ending in "missing" is no directory; any other adds a directory of one tool. */
+function addWasmDirectory(view: WasmToolsView, path: string): WasmToolsView {
+  if (path.endsWith("missing")) return commandError("invalid_input", `${path} is not a directory`);
+  if (view.directories.some((d) => d.path === path)) return view;
+  const id = path.split("/").pop() ?? path;
+  const tool = { id, name: id, manifest: `${path}/manifest.toml`, methods: 1 };
+  return { ...view, directories: [...view.directories, { path, tools: [tool] }] };
+}
+
+function removeWasmDirectory(view: WasmToolsView, path: string): WasmToolsView {
+  if (!view.directories.some((d) => d.path === path)) {
+    return commandError("source", `${path} is not one of the WASM tool directories`);
+  }
+  const outside = (file: string) => !file.startsWith(`${path}/`);
+  return {
+    directories: view.directories.filter((d) => d.path !== path),
+    problems: view.problems.filter((p) => outside(p.file)),
+    pending: view.pending.filter((p) => outside(p.manifest)),
+  };
+}
+
+/** The approved tool registers in the directory holding its manifest. */
+function approveWasmGrants(view: WasmToolsView, key: string): WasmToolsView {
+  const pending = view.pending.find((p) => p.key === key);
+  if (!pending) return commandError("source", "no WASM tool is waiting for the approval of these grants");
+  const tool = { id: pending.tool_id, name: pending.tool_id, manifest: pending.manifest, methods: 1 };
+  return {
+    directories: view.directories.map((d) =>
+      pending.manifest.startsWith(`${d.path}/`) ? { ...d, tools: [...d.tools, tool] } : d,
+    ),
+    problems: view.problems.filter((p) => !(p.file === pending.manifest && p.field === "grants")),
+    pending: view.pending.filter((p) => p.key !== key),
+  };
+}
+
 export function installSourcesBackend(override: Record<string, Handler> = {}): SourcesBackend {
   const backend: SourcesBackend = {
     servers: structuredClone(SERVERS),
     http: structuredClone(HTTP_VIEW),
+    wasm: structuredClone(WASM_VIEW),
     files: { "weather.toml": 'id = "weather"\n', "broken.json": '{"id": "broken"}\n' },
     logs: { files: ["Secure MCP Filesystem Server running on stdio", "Allowed directories: [ '/tmp/my dir' ]"] },
     imported: [structuredClone(BILLING)],
@@ -182,6 +261,18 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
         case "http_tool_delete":
           backend.http = { ...backend.http, files: backend.http.files.filter((f) => f.file_name !== args.fileName) };
           return backend.http;
+        case "wasm_tools":
+        case "wasm_reload":
+          return backend.wasm;
+        case "wasm_add_directory":
+          backend.wasm = addWasmDirectory(backend.wasm, String(args.path));
+          return backend.wasm;
+        case "wasm_remove_directory":
+          backend.wasm = removeWasmDirectory(backend.wasm, String(args.path));
+          return backend.wasm;
+        case "wasm_approve":
+          backend.wasm = approveWasmGrants(backend.wasm, String(args.key));
+          return backend.wasm;
         case "imported_sets":
           return backend.imported.map(summary);
         case "imported_set": {
