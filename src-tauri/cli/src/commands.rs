@@ -143,6 +143,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::Agent(args) => crate::agent::agent(&global, args).await,
         Command::Endpoints(args) => crate::endpoints::endpoints(&global, args).await,
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
+        Command::Stats(args) => crate::stats::stats(&global, &args),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("error: {}", error.message);

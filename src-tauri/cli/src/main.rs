@@ -16,6 +16,7 @@ mod output;
 mod render;
 mod request_tools;
 mod setup;
+mod stats;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -116,6 +117,8 @@ enum Command {
     Endpoints(endpoints::EndpointsArgs),
     /// Time the parsers on a directory of replies with expected calls (manifest.json).
     BenchParse(bench_parse::BenchParseArgs),
+    /// Calls, failures by kind, bytes and durations per tool and method, from the history.
+    Stats(stats::StatsArgs),
 }
 
 fn main() -> ExitCode {

@@ -244,10 +244,7 @@ pub fn history(global: &GlobalArgs) -> Result<Option<History>, SetupError> {
     if global.no_history {
         return Ok(None);
     }
-    let path = global
-        .history
-        .clone()
-        .unwrap_or_else(|| data_dir().join("history.jsonl"));
+    let path = history_path(global);
     let (history, report) =
         History::open(&path).map_err(|e| SetupError::environment(e.to_string()))?;
     if let Some(torn) = report.torn_tail {
@@ -259,6 +256,14 @@ pub fn history(global: &GlobalArgs) -> Result<Option<History>, SetupError> {
         );
     }
     Ok(Some(history))
+}
+
+/// `--history`, else `<data dir>/history.jsonl`.
+pub fn history_path(global: &GlobalArgs) -> PathBuf {
+    global
+        .history
+        .clone()
+        .unwrap_or_else(|| data_dir().join("history.jsonl"))
 }
 
 /// Reads a file, or stdin for `-` / no path.

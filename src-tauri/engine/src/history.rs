@@ -197,6 +197,20 @@ impl History {
         })
     }
 
+    /// Streams the history at `path`, handing each valid entry to `visit` in file order without
+    /// keeping it, so a summary over a long history ([`crate::metrics`]) holds only what it
+    /// needs. Skips exactly what [`History::load`] skips and returns those lines.
+    pub fn for_each_entry(
+        path: impl AsRef<Path>,
+        mut visit: impl FnMut(HistoryEntry),
+    ) -> Result<Vec<SkippedLine>, HistoryError> {
+        // The records are `()`: a Vec of a zero-sized type never allocates.
+        let loaded = read_lines(KIND, path.as_ref(), |content| {
+            parse_line(content).map(&mut visit)
+        })?;
+        Ok(loaded.skipped)
+    }
+
     fn serialise(&self, entry: &HistoryEntry) -> Result<Vec<u8>, HistoryError> {
         let serialise_err = |source| HistoryError::Serialize {
             path: self.log.path().to_path_buf(),

@@ -3,9 +3,10 @@
 //! The pipeline mirrors the tool-calling cycle of a chat agent:
 //! [`registry`] holds tools, [`discovery`] shows what a model may call and renders prompts,
 //! the wire formats of `toolscope-protocol` turn a model reply into requests, [`executor`] runs
-//! them, [`cycle`] chains the three and [`history`] records every run durably; [`request_tools`]
-//! checks a reply against the tools of the request that produced it. Tool sources
-//! (built-in, HTTP, MCP, ...) are provider crates that implement [`Tool`].
+//! them, [`cycle`] chains the three and [`history`] records every run durably ([`metrics`]
+//! sums it up); [`request_tools`] checks a reply against the tools of the request that
+//! produced it. Tool sources (built-in, HTTP, MCP, ...) are provider crates that implement
+//! [`Tool`].
 
 pub mod agent;
 pub mod config;
@@ -19,6 +20,7 @@ pub mod file_tools;
 pub mod files;
 pub mod history;
 pub mod jsonl;
+pub mod metrics;
 pub mod naming;
 pub mod redact;
 pub mod registry;
