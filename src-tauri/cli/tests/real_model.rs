@@ -324,13 +324,22 @@ fn the_agent_loop_runs_against_a_real_model_server() {
     assert!(system.contains("<tool_call>"), "{system}");
 
     // A token limit on a text reply: `length`, and the loop ends with the cut text. (With
-    // `tool_choice: "auto"` this server ignores `max_tokens` altogether.)
+    // `tool_choice: "auto"` this server ignores `max_tokens` altogether.) Two tokens and
+    // greedy sampling: even a bare "84" needs its end-of-text token after two digit
+    // tokens, whereas 16 tokens once held a whole short answer ("12 * 7 = 88").
     let short = agent(
         &sandbox,
         &server,
         "max_tokens",
         "calculator",
-        &["--max-tokens", "16", "--tool-choice", "none"],
+        &[
+            "--max-tokens",
+            "2",
+            "--temperature",
+            "0",
+            "--tool-choice",
+            "none",
+        ],
     );
     check_recorded(&short);
     let reply = &short.of_turn("reply", 1)[0]["reply"];
