@@ -117,9 +117,10 @@ pub async fn parse_reply(
     let checks = report
         .requests
         .iter()
-        .map(|request| RequestCheck {
+        .zip(executor.check_all(&report.requests))
+        .map(|(request, error)| RequestCheck {
             request_id: request.request_id.clone(),
-            error: executor.check(request),
+            error,
             routing_name: None,
         })
         .collect();

@@ -349,6 +349,12 @@ export type ExecutionError = {
 	kind: ErrorKind,
 	message: string,
 	issues?: ArgumentIssue[],
+	/**
+	 *  What a model or a person can do about it (seed 001's `Suggestion:`): the names meant,
+	 *  the schema where the arguments failed with a valid example, the limit and how to raise
+	 *  it, why a call was denied. Optional so history written before it still loads.
+	 */
+	suggestion?: string | null,
 };
 
 export type ExecutionStatus = "success" | "error";

@@ -10,6 +10,12 @@ use toolscope_engine::BoxFuture;
 pub struct TerminalConfirmation;
 
 impl ConfirmationHook for TerminalConfirmation {
+    /// Without a terminal no one can answer: the executor then denies the call as unconfirmed
+    /// (its suggestion names `--yes`) without asking.
+    fn can_ask(&self) -> bool {
+        std::io::stdin().is_terminal()
+    }
+
     fn confirm<'a>(&'a self, request: &'a ConfirmationRequest) -> BoxFuture<'a, bool> {
         Box::pin(async move {
             if !std::io::stdin().is_terminal() {

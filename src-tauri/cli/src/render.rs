@@ -155,6 +155,9 @@ pub fn parse_report(report: &ParseReport, text: &str, checks: Option<&[RequestCh
                     error.kind,
                     error.message.replace('\n', "\n   ")
                 );
+                if let Some(suggestion) = &error.suggestion {
+                    suggestion_lines("   ", suggestion);
+                }
             }
             None => {}
         }
@@ -208,6 +211,18 @@ pub fn result(result: &ToolExecutionResult) {
         .filter(|v| v.is_object() || v.is_array())
         .and_then(|v| serde_json::to_string_pretty(&v).ok());
     outln!("{}", pretty.as_deref().unwrap_or(&result.result));
+    if let Some(suggestion) = result.suggestion() {
+        suggestion_lines("", suggestion);
+    }
+}
+
+/// A failure's suggestion (seed 001), after the error: what a person or a model can do next.
+fn suggestion_lines(indent: &str, suggestion: &str) {
+    let continued = format!("\n{indent}  ");
+    outln!(
+        "{indent}suggestion: {}",
+        suggestion.replace('\n', &continued)
+    );
 }
 
 pub fn cycle(outcome: &CycleOutcome, text: &str) {

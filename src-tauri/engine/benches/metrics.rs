@@ -73,10 +73,11 @@ fn synthetic(n: usize) -> Vec<HistoryEntry> {
                     },
                     result: "x".repeat((r % 300) as usize),
                     duration_ms,
-                    error: failed.then(|| ExecutionError {
-                        kind: KINDS[((r >> 16) % KINDS.len() as u64) as usize],
-                        message: "failed".to_owned(),
-                        issues: Vec::new(),
+                    error: failed.then(|| {
+                        ExecutionError::new(
+                            KINDS[((r >> 16) % KINDS.len() as u64) as usize],
+                            "failed",
+                        )
                     }),
                     truncated: None,
                 },

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::executor::suggest::call_limit;
 use crate::executor::Executor;
 use crate::history::{History, HistoryEntry, RecordedRequest};
 use crate::request_tools::RequestTools;
@@ -179,14 +180,20 @@ async fn run_routed(
     for (index, (request, check)) in parse.requests[..allowed].iter().zip(&checks).enumerate() {
         let routed = match &check.error {
             Some(error) if error.kind == ErrorKind::ToolNotFound => Err(error.clone()),
-            _ => tools.routed(request).ok_or_else(|| ExecutionError {
-                kind: ErrorKind::ToolNotFound,
-                message: format!(
-                    "'{}' is a tool of the request with nothing behind it: import the \
-                     definitions as a set and give it a mock to run it",
-                    request.tool_name
-                ),
-                issues: Vec::new(),
+            _ => tools.routed(request).ok_or_else(|| {
+                ExecutionError::new(
+                    ErrorKind::ToolNotFound,
+                    format!(
+                        "'{}' is a tool of the request with nothing behind it: import the \
+                         definitions as a set and give it a mock to run it",
+                        request.tool_name
+                    ),
+                )
+                .with_suggestion(Some(
+                    "The call itself is fine; to run it here, import the request's tool \
+                     definitions as a set with a mock, then run the reply again."
+                        .to_owned(),
+                ))
             }),
         };
         match routed {
@@ -243,11 +250,15 @@ fn failed(request: &ParsedToolRequest, error: ExecutionError) -> ToolExecutionRe
 fn over_limit(request: &ParsedToolRequest, max_calls: usize) -> ToolExecutionResult {
     failed(
         request,
-        ExecutionError {
-            kind: ErrorKind::Denied,
-            message: format!("not executed: a reply may make at most {max_calls} tool calls"),
-            issues: Vec::new(),
-        },
+        ExecutionError::new(
+            ErrorKind::Denied,
+            format!("not executed: a reply may make at most {max_calls} tool calls"),
+        )
+        .with_suggestion(Some(call_limit(
+            u64::try_from(max_calls).unwrap_or(u64::MAX),
+            "in one reply",
+            "max_total_tool_calls",
+        ))),
     )
 }
 

@@ -17,6 +17,7 @@ use toolscope_protocol::parser::{self, ParseReport};
 use toolscope_protocol::request::{Diagnostic, DiagnosticCode, ParsedToolRequest, Severity};
 use toolscope_protocol::result::{ErrorKind, ExecutionError};
 
+use crate::executor::suggest;
 use crate::executor::validate::{format_issues, validate_args};
 use crate::naming::closest_names;
 use crate::registry::compile_schema;
@@ -126,11 +127,11 @@ impl RequestTools {
                             ),
                             span: request.span,
                         });
-                        Some(ExecutionError {
-                            kind: ErrorKind::ToolNotFound,
-                            message,
-                            issues: Vec::new(),
-                        })
+                        Some(
+                            ExecutionError::new(ErrorKind::ToolNotFound, message).with_suggestion(
+                                Some(suggest::unknown_name(&request.tool_name, self.names())),
+                            ),
+                        )
                     }
                 };
                 RequestCheck {
@@ -179,17 +180,22 @@ impl RequestTools {
         let validator = match validator {
             Ok(validator) => validator,
             Err(message) => {
-                return Some(ExecutionError {
-                    kind: ErrorKind::InvalidArgs,
-                    message: message.clone(),
-                    issues: Vec::new(),
-                })
+                return Some(
+                    ExecutionError::new(ErrorKind::InvalidArgs, message.clone()).with_suggestion(
+                        Some(
+                            "The request's own schema for this tool does not compile: fix the \
+                             tool definition in the request."
+                                .to_owned(),
+                        ),
+                    ),
+                )
             }
         };
         let issues = validate_args(validator, &Value::Object(request.args.clone()));
         (!issues.is_empty()).then(|| ExecutionError {
             kind: ErrorKind::InvalidArgs,
             message: format_issues(&issues),
+            suggestion: Some(suggest::invalid_args(&issues, Some(&entry.tool.parameters))),
             issues,
         })
     }

@@ -72,7 +72,7 @@ impl Protocol for Anthropic {
                 json!({
                     "type": "tool_result",
                     "tool_use_id": result.request_id,
-                    "content": result.result,
+                    "content": result.text_for_model(),
                     "is_error": !result.is_success(),
                 })
             })

@@ -112,6 +112,9 @@ pub(crate) fn tool_call_results(results: &[ToolExecutionResult]) -> String {
             if let Some(kind) = result.error_kind() {
                 body.insert("errorKind".into(), Value::from(kind.as_str()));
             }
+            if let Some(suggestion) = result.suggestion() {
+                body.insert("suggestion".into(), Value::from(suggestion));
+            }
         }
         out.push_str(&json!({ "tool_call_result": body }).to_string());
         out.push('\n');

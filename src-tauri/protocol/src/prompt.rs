@@ -46,10 +46,16 @@ pub fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-/// A result's content as the JSON value a template shows: parsed if the text is JSON.
+/// A result's content as the JSON value a template shows: parsed if the text is JSON; a
+/// failure as `{"error": {"kind", "message", "suggestion"?}}`, so the model reads what to do
+/// next beside what went wrong (seed 001).
 pub fn result_value(result: &ToolExecutionResult) -> Value {
     if let Some(error) = &result.error {
-        return json!({"error": {"kind": error.kind.as_str(), "message": result.result}});
+        let mut body = json!({"kind": error.kind.as_str(), "message": result.result});
+        if let Some(suggestion) = &error.suggestion {
+            body["suggestion"] = Value::from(suggestion.as_str());
+        }
+        return json!({ "error": body });
     }
     serde_json::from_str(&result.result).unwrap_or_else(|_| Value::String(result.result.clone()))
 }

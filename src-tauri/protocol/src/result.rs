@@ -73,6 +73,28 @@ pub struct ExecutionError {
     pub message: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub issues: Vec<ArgumentIssue>,
+    /// What a model or a person can do about it (seed 001's `Suggestion:`): the names meant,
+    /// the schema where the arguments failed with a valid example, the limit and how to raise
+    /// it, why a call was denied. Optional so history written before it still loads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+}
+
+impl ExecutionError {
+    /// An error with no argument issues and no suggestion (yet).
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            issues: Vec::new(),
+            suggestion: None,
+        }
+    }
+
+    pub fn with_suggestion(mut self, suggestion: Option<String>) -> Self {
+        self.suggestion = suggestion;
+        self
+    }
 }
 
 /// Set when the output was longer than the cap and was cut.
@@ -106,5 +128,56 @@ impl ToolExecutionResult {
 
     pub fn error_kind(&self) -> Option<ErrorKind> {
         self.error.as_ref().map(|e| e.kind)
+    }
+
+    /// The failure's suggestion, if it failed and has one.
+    pub fn suggestion(&self) -> Option<&str> {
+        self.error.as_ref()?.suggestion.as_deref()
+    }
+
+    /// The result text as a model reads it in a plain-text slot: the text, then for a failure
+    /// with a suggestion a blank line and `Suggestion: …` (seed 001's error output).
+    pub fn text_for_model(&self) -> std::borrow::Cow<'_, str> {
+        match self.suggestion() {
+            Some(suggestion) => {
+                std::borrow::Cow::Owned(format!("{}\n\nSuggestion: {suggestion}", self.result))
+            }
+            None => std::borrow::Cow::Borrowed(&self.result),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(suggestion: Option<&str>) -> ToolExecutionResult {
+        ToolExecutionResult {
+            request_id: "r1".to_owned(),
+            tool_name: "a_b".to_owned(),
+            status: ExecutionStatus::Error,
+            result: "Error: no".to_owned(),
+            duration_ms: 0.0,
+            error: Some(
+                ExecutionError::new(ErrorKind::Timeout, "Error: no")
+                    .with_suggestion(suggestion.map(str::to_owned)),
+            ),
+            truncated: None,
+        }
+    }
+
+    #[test]
+    fn the_suggestion_follows_the_text_and_old_lines_still_load() {
+        assert_eq!(
+            failed(Some("Raise it.")).text_for_model(),
+            "Error: no\n\nSuggestion: Raise it."
+        );
+        assert_eq!(failed(None).text_for_model(), "Error: no");
+        // A history line written before suggestions existed.
+        let old: ExecutionError =
+            serde_json::from_str(r#"{"kind":"timeout","message":"late"}"#).expect("loads");
+        assert_eq!(old.suggestion, None);
+        let written = serde_json::to_string(&old).expect("serialises");
+        assert!(!written.contains("suggestion"), "{written}");
     }
 }

@@ -105,6 +105,9 @@ impl Protocol for VcpProtocol {
                 push_pair(&mut out, "error_kind", error.kind.as_str());
             }
             push_pair(&mut out, "result", &result.result);
+            if let Some(suggestion) = result.suggestion() {
+                push_pair(&mut out, "suggestion", suggestion);
+            }
             out.push_str(RESULT_END);
             out.push('\n');
         }

@@ -1,5 +1,6 @@
 //! One turn's calls: confirmed as the settings ask (arguments editable), run by the executor,
-//! recorded, and told back to the model with a suggestion when they failed.
+//! recorded, and told back to the model with a suggestion when they failed (the suggestion
+//! travels in the classified error, so the result blocks and the record carry it too).
 
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use super::model::{Message, ToolResultMessage};
 use super::record::{Decision, Record};
 use super::{suggest, AgentEvent, AgentSettings};
 use crate::config::CallMode;
+use crate::executor::suggest::{call_limit, denied, Denial};
 use crate::executor::{ConfirmReason, ConfirmationRequest, Executor};
 use crate::history::{HistoryEntry, RecordedRequest};
 use toolscope_protocol::request::ParsedToolRequest;
@@ -20,7 +22,6 @@ use super::run::{Agent, RunState};
 /// What one turn's calls came to.
 pub(super) struct TurnCalls {
     pub(super) results: Vec<ToolExecutionResult>,
-    pub(super) suggestions: Vec<Option<String>>,
     pub(super) stopped: bool,
     pub(super) limit_reached: bool,
 }
@@ -67,7 +68,16 @@ impl Agent<'_> {
                     "not run: the conversation's limit of {} tool calls was reached",
                     settings.max_total_tool_calls
                 );
-                slots.push(Some(not_run(&request, ErrorKind::Denied, &message)));
+                let mut result = not_run(&request, ErrorKind::Denied, &message);
+                suggest_with(
+                    &mut result,
+                    call_limit(
+                        u64::from(settings.max_total_tool_calls),
+                        "in one conversation",
+                        "max_total_tool_calls",
+                    ),
+                );
+                slots.push(Some(result));
                 continue;
             }
             run.tool_calls += 1;
@@ -112,14 +122,20 @@ impl Agent<'_> {
                             request.args = args;
                         }
                     }
-                    Decision::Deny { reason } => {
-                        let message = match reason {
-                            Some(reason) => {
-                                format!("the user denied '{}': {reason}", request.tool_name)
+                    Decision::Deny { reason: said } => {
+                        let message = match &said {
+                            Some(said) => {
+                                format!("the user denied '{}': {said}", request.tool_name)
                             }
                             None => format!("the user denied '{}'", request.tool_name),
                         };
-                        slots.push(Some(not_run(&request, ErrorKind::Denied, &message)));
+                        let mut result = not_run(&request, ErrorKind::Denied, &message);
+                        let why = Denial::Declined {
+                            reason: Some(reason),
+                            said: said.as_deref(),
+                        };
+                        suggest_with(&mut result, denied(why));
+                        slots.push(Some(result));
                         continue;
                     }
                     Decision::Stop => {
@@ -142,11 +158,15 @@ impl Agent<'_> {
             self.remember(run, &request, &result);
             slots[slot] = Some(result);
         }
-        let results: Vec<ToolExecutionResult> = slots.into_iter().flatten().collect();
-        let mut suggestions = Vec::with_capacity(results.len());
-        for result in &results {
+        let mut results: Vec<ToolExecutionResult> = slots.into_iter().flatten().collect();
+        for result in &mut results {
             let schema = executor.registry().parameters_of(&result.tool_name);
+            // Against the names this conversation offered (the registry may hold more), and
+            // into the error itself, so the record and the result blocks say the same.
             let suggestion = suggest::for_result(result, offered, schema.as_ref());
+            if let Some(error) = result.error.as_mut() {
+                error.suggestion.clone_from(&suggestion);
+            }
             self.record(
                 run,
                 Record::Result {
@@ -158,13 +178,11 @@ impl Agent<'_> {
             (self.observer)(&AgentEvent::CallFinished {
                 turn,
                 result: result.clone(),
-                suggestion: suggestion.clone(),
+                suggestion,
             });
-            suggestions.push(suggestion);
         }
         TurnCalls {
             results,
-            suggestions,
             stopped,
             limit_reached,
         }
@@ -187,39 +205,25 @@ impl Agent<'_> {
     }
 
     /// The results as the model reads them: native result messages, or the prompted format's
-    /// own result block. Failures carry their suggestion.
+    /// own result block. Failures carry their suggestion (in the error, which formats show).
     pub(super) fn results_message(
         &self,
         prompted: Option<&Arc<dyn Protocol>>,
         calls: &TurnCalls,
     ) -> Message {
-        let told: Vec<ToolExecutionResult> = calls
-            .results
-            .iter()
-            .zip(&calls.suggestions)
-            .map(|(result, suggestion)| {
-                let mut told = result.clone();
-                if let Some(suggestion) = suggestion {
-                    told.result = format!("{}\n{suggestion}", told.result);
-                    if let Some(error) = told.error.as_mut() {
-                        error.message = told.result.clone();
-                    }
-                }
-                told
-            })
-            .collect();
         match prompted {
             Some(protocol) => Message::User {
-                text: protocol.format_tool_results(&told),
+                text: protocol.format_tool_results(&calls.results),
             },
             None => Message::ToolResults {
-                results: told
-                    .into_iter()
+                results: calls
+                    .results
+                    .iter()
                     .map(|result| ToolResultMessage {
-                        call_id: result.request_id,
-                        name: result.tool_name,
+                        call_id: result.request_id.clone(),
+                        name: result.tool_name.clone(),
                         is_error: result.status == ExecutionStatus::Error,
-                        content: result.result,
+                        content: result.text_for_model().into_owned(),
                     })
                     .collect(),
             },
@@ -261,12 +265,11 @@ fn failed(request: &ParsedToolRequest, error: ExecutionError) -> ToolExecutionRe
 }
 
 fn not_run(request: &ParsedToolRequest, kind: ErrorKind, message: &str) -> ToolExecutionResult {
-    failed(
-        request,
-        ExecutionError {
-            kind,
-            message: message.to_owned(),
-            issues: Vec::new(),
-        },
-    )
+    failed(request, ExecutionError::new(kind, message))
+}
+
+fn suggest_with(result: &mut ToolExecutionResult, suggestion: String) {
+    if let Some(error) = result.error.as_mut() {
+        error.suggestion = Some(suggestion);
+    }
 }

@@ -129,11 +129,7 @@ pub fn requests_per_call(
                 status: ExecutionStatus::Error,
                 result: message.clone(),
                 duration_ms: 0.0,
-                error: Some(ExecutionError {
-                    kind: ErrorKind::InvalidArgs,
-                    message,
-                    issues: Vec::new(),
-                }),
+                error: Some(ExecutionError::new(ErrorKind::InvalidArgs, message)),
                 truncated: None,
             }))
         })

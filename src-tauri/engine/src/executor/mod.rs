@@ -5,6 +5,11 @@
 //! arguments → confirmation → run with timeout, cancellation and panic isolation → cap the
 //! output. Every path ends in a [`ToolExecutionResult`]; nothing here returns `Err` or panics.
 
+mod check;
+mod confirm;
+mod failure;
+pub mod schema_hint;
+pub mod suggest;
 pub mod validate;
 
 use std::sync::Arc;
@@ -16,13 +21,15 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ParallelExecution, ToolCallConfig};
 use crate::registry::{RegisteredMethod, RegisteredTool, Registry};
-use crate::tool::{BoxFuture, CallContext, ProgressSink, ToolFailure};
+use crate::tool::{CallContext, ProgressSink, ToolFailure};
 use toolscope_protocol::coerce;
-use toolscope_protocol::method::Annotations;
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::{
     ErrorKind, ExecutionError, ExecutionStatus, ToolExecutionResult, Truncation,
 };
+
+pub use confirm::{ApproveAll, ConfirmReason, ConfirmationHook, ConfirmationRequest};
+use failure::{panic_text, Failure};
 
 /// What to do with output longer than the cap.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -62,43 +69,6 @@ impl From<&ToolCallConfig> for ExecutorOptions {
     }
 }
 
-/// Why a run needs the user's approval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "snake_case")]
-pub enum ConfirmReason {
-    /// The method is destructive or does not say it is not.
-    Destructive,
-    /// The configuration asks to confirm every call.
-    Configured,
-}
-
-/// What the user is asked to approve.
-#[derive(Debug, Clone, serde::Serialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct ConfirmationRequest {
-    pub request_id: String,
-    pub routing_name: String,
-    pub args: Map<String, Value>,
-    pub annotations: Annotations,
-    pub reason: ConfirmReason,
-}
-
-/// Asked before a call that needs approval; `false` denies it.
-pub trait ConfirmationHook: Send + Sync {
-    fn confirm<'a>(&'a self, request: &'a ConfirmationRequest) -> BoxFuture<'a, bool>;
-}
-
-/// Approves everything (`--yes`, tests).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ApproveAll;
-
-impl ConfirmationHook for ApproveAll {
-    fn confirm<'a>(&'a self, _: &'a ConfirmationRequest) -> BoxFuture<'a, bool> {
-        Box::pin(async { true })
-    }
-}
-
 #[derive(Clone)]
 pub struct Executor {
     registry: Arc<Registry>,
@@ -114,22 +84,6 @@ impl std::fmt::Debug for Executor {
             .field("confirmation", &self.confirmation.is_some())
             .field("progress", &self.progress.is_some())
             .finish()
-    }
-}
-
-struct Failure {
-    kind: ErrorKind,
-    message: String,
-    issues: Vec<toolscope_protocol::result::ArgumentIssue>,
-}
-
-impl Failure {
-    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            issues: Vec::new(),
-        }
     }
 }
 
@@ -186,11 +140,7 @@ impl Executor {
             Err(failure) => {
                 result.status = ExecutionStatus::Error;
                 result.result = failure.message.clone();
-                result.error = Some(ExecutionError {
-                    kind: failure.kind,
-                    message: failure.message,
-                    issues: failure.issues,
-                });
+                result.error = Some(failure.into_error());
             }
         }
         result
@@ -238,21 +188,6 @@ impl Executor {
         }
     }
 
-    /// Everything [`Self::execute`] checks before running, without running: routing,
-    /// agent-callable and argument validation. `None` means the request would run.
-    pub fn check(&self, request: &ParsedToolRequest) -> Option<ExecutionError> {
-        let failure = match self.registry.resolve(&request.tool_name) {
-            Err(e) => Failure::new(e.kind, e.message),
-            Ok((_, method)) if !method.meta.agent_callable => not_agent_callable(&method),
-            Ok((_, method)) => Self::prepare_args(request, &method).err()?,
-        };
-        Some(ExecutionError {
-            kind: failure.kind,
-            message: failure.message,
-            issues: failure.issues,
-        })
-    }
-
     /// Consecutive read-only requests form one parallel group; anything else stands alone.
     fn smart_groups(&self, requests: &[ParsedToolRequest]) -> Vec<std::ops::Range<usize>> {
         let mut groups = Vec::new();
@@ -292,9 +227,9 @@ impl Executor {
         let (tool, method) = self
             .registry
             .resolve(&request.tool_name)
-            .map_err(|e| Failure::new(e.kind, e.message))?;
+            .map_err(|e| Failure::unresolved(&request.tool_name, e, &self.registry))?;
         if !method.meta.agent_callable {
-            return Err(not_agent_callable(&method));
+            return Err(Failure::not_agent_callable(&method));
         }
         let args = Self::prepare_args(request, &method)?;
         self.confirm(request, &method, &args).await?;
@@ -320,55 +255,16 @@ impl Executor {
             return Err(Failure {
                 kind: ErrorKind::InvalidArgs,
                 message: validate::format_issues(&issues),
+                suggestion: Some(suggest::invalid_args(&issues, Some(schema))),
                 issues,
             });
         }
         match args {
             Value::Object(args) => Ok(args),
-            _ => Err(Failure::new(
-                ErrorKind::InvalidArgs,
-                "arguments must be an object",
-            )),
-        }
-    }
-
-    async fn confirm(
-        &self,
-        request: &ParsedToolRequest,
-        method: &RegisteredMethod,
-        args: &Map<String, Value>,
-    ) -> Result<(), Failure> {
-        let reason = if method.meta.annotations.is_destructive() {
-            ConfirmReason::Destructive
-        } else if self.options.require_confirmation {
-            ConfirmReason::Configured
-        } else {
-            return Ok(());
-        };
-        let Some(hook) = &self.confirmation else {
-            return Err(Failure::new(
-                ErrorKind::Denied,
-                format!(
-                    "'{}' needs confirmation ({}) and no one is there to confirm it",
-                    method.routing_name,
-                    confirm_reason_text(reason)
-                ),
-            ));
-        };
-        let question = ConfirmationRequest {
-            request_id: request.request_id.clone(),
-            routing_name: method.routing_name.clone(),
-            args: args.clone(),
-            annotations: method.meta.annotations.clone(),
-            reason,
-        };
-        if hook.confirm(&question).await {
-            Ok(())
-        } else {
-            Err(Failure::new(
-                ErrorKind::Denied,
-                format!("the user denied '{}'", method.routing_name),
-            ))
+            _ => Err(
+                Failure::new(ErrorKind::InvalidArgs, "arguments must be an object")
+                    .suggesting(suggest::invalid_args(&[], Some(schema))),
+            ),
         }
     }
 
@@ -413,7 +309,8 @@ impl Executor {
                 return Err(Failure::new(
                     ErrorKind::Timeout,
                     format!("'{}' did not finish within {} ms", method.routing_name, timeout.as_millis()),
-                ));
+                )
+                .suggesting(suggest::timeout(timeout)));
             }
             joined = &mut task => joined,
         };
@@ -472,11 +369,10 @@ impl Executor {
                     format!("output of {original} bytes exceeds the cap of {limit} bytes");
                 result.status = ExecutionStatus::Error;
                 result.result = message.clone();
-                result.error = Some(ExecutionError {
-                    kind: ErrorKind::OutputTooLarge,
-                    message,
-                    issues: Vec::new(),
-                });
+                result.error = Some(
+                    ExecutionError::new(ErrorKind::OutputTooLarge, message)
+                        .with_suggestion(Some(suggest::output_too_large(Some(limit)))),
+                );
             }
             OversizePolicy::Truncate => {
                 let mut cut = limit;
@@ -497,32 +393,6 @@ impl Executor {
             }
         }
     }
-}
-
-fn not_agent_callable(method: &RegisteredMethod) -> Failure {
-    Failure::new(
-        ErrorKind::NotAgentCallable,
-        format!(
-            "method '{}' is not agent-callable: a model may not invoke it",
-            method.routing_name
-        ),
-    )
-}
-
-fn confirm_reason_text(reason: ConfirmReason) -> &'static str {
-    match reason {
-        ConfirmReason::Destructive => "it is destructive or not annotated as safe",
-        ConfirmReason::Configured => "the configuration requires confirming every call",
-    }
-}
-
-fn panic_text(error: tokio::task::JoinError) -> String {
-    let payload = error.into_panic();
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-text panic payload".to_owned())
 }
 
 #[cfg(test)]

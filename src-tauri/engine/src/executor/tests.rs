@@ -4,9 +4,9 @@ use serde_json::json;
 use tokio::sync::Barrier;
 
 use super::*;
-use crate::tool::Tool;
+use crate::tool::{BoxFuture, Tool};
 use crate::types::{ToolInfo, ToolSource};
-use toolscope_protocol::method::MethodMetadata;
+use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 /// A tool whose methods each exercise one executor path.
 struct Probe {

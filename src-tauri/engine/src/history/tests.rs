@@ -19,11 +19,7 @@ fn result_for(request_id: &str, text: &str, ok: bool) -> ToolExecutionResult {
         },
         result: text.to_owned(),
         duration_ms: 1.25,
-        error: (!ok).then(|| ExecutionError {
-            kind: ErrorKind::ToolError,
-            message: text.to_owned(),
-            issues: Vec::new(),
-        }),
+        error: (!ok).then(|| ExecutionError::new(ErrorKind::ToolError, text)),
         truncated: None,
     }
 }

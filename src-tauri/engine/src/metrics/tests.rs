@@ -43,11 +43,7 @@ fn entry(
             },
             result: output.to_owned(),
             duration_ms: ms,
-            error: error.map(|kind| ExecutionError {
-                kind,
-                message: output.to_owned(),
-                issues: Vec::new(),
-            }),
+            error: error.map(|kind| ExecutionError::new(kind, output)),
             truncated: None,
         },
     }

@@ -111,7 +111,7 @@ fn result_text(each: &str, result: &ToolExecutionResult) -> String {
             Some(json!({"name": result.tool_name, "content": result_value(result)}).to_string())
         }
         "content" => Some(result_value(result).to_string()),
-        "text" => Some(result.result.clone()),
+        "text" => Some(result.text_for_model().into_owned()),
         "name" => Some(result.tool_name.clone()),
         "id" => Some(result.request_id.clone()),
         _ => None,

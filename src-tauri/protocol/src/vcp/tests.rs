@@ -198,11 +198,7 @@ fn result_blocks_carry_status_and_error_kind() {
         request_id: "r2".into(),
         status: ExecutionStatus::Error,
         result: "boom".into(),
-        error: Some(ExecutionError {
-            kind: ErrorKind::Timeout,
-            message: "boom".into(),
-            issues: vec![],
-        }),
+        error: Some(ExecutionError::new(ErrorKind::Timeout, "boom")),
         ..ok.clone()
     };
     let text = VcpProtocol.format_tool_results(&[ok, failed]);

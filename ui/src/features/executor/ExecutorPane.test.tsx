@@ -398,6 +398,36 @@ describe("running", () => {
     expect(lastCall(backend)?.tool_name).toBe("nope_missing");
   });
 
+  it("shows the engine's suggestion as a hint under the error, and none for a success", async () => {
+    const suggestion = 'There is no tool named \'workspace_wrte\'. Did you mean: workspace_write?';
+    installBackend({
+      execute: ({ call }) =>
+        call.tool_name === "workspace_wrte"
+          ? result({
+              tool_name: call.tool_name,
+              status: "error",
+              result: "no method wrte",
+              error: { kind: "method_not_found", message: "no method wrte", suggestion },
+            })
+          : result({ tool_name: call.tool_name, result: "written" }),
+    });
+    renderPane();
+    fireEvent.change(nameInput(), { target: { value: "workspace_wrte" } });
+    fireEvent.click(screen.getByTestId("executor-run"));
+    const hint = await screen.findByTestId("executor-suggestion");
+    expect(hint.textContent).toBe(`Suggestion ${suggestion}`);
+    expect(hint.className).toBe("suggestion-hint");
+    // Inside the error block, after the message.
+    expect(screen.getByTestId("executor-result-error").lastElementChild).toBe(hint);
+
+    fireEvent.change(nameInput(), { target: { value: "workspace_write" } });
+    fireEvent.click(screen.getByTestId("executor-run"));
+    await waitFor(() => {
+      expect(screen.getByTestId("executor-result").getAttribute("data-status")).toBe("success");
+    });
+    expect(screen.queryByTestId("executor-suggestion")).toBeNull();
+  });
+
   it("asks in a dialog before a destructive call and sends the answer", async () => {
     const answers: { id: string; approve: boolean }[] = [];
     const answered = deferred<boolean>();

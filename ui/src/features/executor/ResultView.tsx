@@ -1,6 +1,6 @@
 /**
  * The outcome of the last run: status, duration, the classified error (kind, message, argument
- * issues as `- /path: message`), a truncation note, and the result — pretty-printed when it is
+ * issues as `- /path: message`, the engine's suggestion as a hint), a truncation note, and the result — pretty-printed when it is
  * JSON, else as text; a result in MCP's content shape as its blocks (images shown, raw JSON a
  * toggle away). Everything is rendered as text, never as HTML. A copy button.
  */
@@ -13,6 +13,7 @@ import { formatDuration } from "../../lib/format";
 import { formatBytes } from "../results/formatBytes";
 import { McpContentView } from "../results/McpContentView";
 import { parseMcpContent } from "../results/mcpContent";
+import { SuggestionHint } from "../results/SuggestionHint";
 
 /** The result text for display: indented JSON when it parses, else the text itself. */
 export function prettyResult(text: string): { body: string; json: boolean } {
@@ -132,6 +133,7 @@ function ResultPanel({ outcome }: { outcome: RunOutcome }) {
               ))}
             </ul>
           )}
+          <SuggestionHint error={error} testId="executor-suggestion" />
         </div>
       )}
       {result.truncated && (

@@ -54,6 +54,8 @@ function diagnosticsOf(text: string): Diagnostic[] {
   ];
 }
 
+const SCHEMA_SUGGESTION = 'Call it again with arguments that match its schema. Where it failed, the schema says:\n/path: {"type":"string"}; e.g. "text"';
+
 function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
   return {
     report: {
@@ -78,6 +80,7 @@ function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
             { path: "/path", message: "escapes the workspace" },
             { path: "/extra", message: "is not allowed" },
           ],
+          suggestion: SCHEMA_SUGGESTION,
         },
       },
     ],
@@ -96,7 +99,7 @@ function result(tool: string, id: string, status: "success" | "error", text: str
 
 const OK_RESULT = result("calculator_evaluate", "call-1", "success", '{"value":42}');
 const BAD_RESULT = result("workspace_read", "call-2", "error", "arguments do not match the method's schema", {
-  error: { kind: "invalid_args", message: "arguments do not match the method's schema" },
+  error: { kind: "invalid_args", message: "arguments do not match the method's schema", suggestion: SCHEMA_SUGGESTION },
 });
 
 function outcome(text: string, results: ToolExecutionResult[], formatted: string): CycleOutcome {
@@ -226,6 +229,9 @@ describe("ParserPane parsing", () => {
     expect(problem).toContain("invalid_args");
     expect(problem).toContain("arguments do not match the method's schema");
     expect(problem).toContain("- /path: escapes the workspace\n- /extra: is not allowed");
+    // The engine's suggestion, as a hint after the issues; a valid request has none.
+    expect(within(second).getByTestId("parser-check-suggestion").textContent).toBe(`Suggestion ${SCHEMA_SUGGESTION}`);
+    expect(within(first).queryByTestId("parser-check-suggestion")).toBeNull();
 
     const used = screen.getByTestId("parser-format-used");
     expect(used.dataset.format).toBe("vcp");
@@ -608,6 +614,7 @@ describe("ParserPane run all", () => {
     const bad = within(second).getByTestId("parser-result");
     expect(bad.dataset.status).toBe("error");
     expect(bad.textContent).toContain("invalid_args");
+    expect(within(bad).getByTestId("parser-result-suggestion").textContent).toContain('e.g. "text"');
     expect(within(first).queryByTestId("parser-result")).toBeNull();
     expect(first.textContent).toContain("Waiting for the result");
 

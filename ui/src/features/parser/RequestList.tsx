@@ -1,12 +1,13 @@
 /**
  * The requests of a parse: index, routing name, request id, arguments as JSON, whether the
- * registry would accept them (or the classified error with its `- /path: message` issues), the
- * run's result once it arrives, and "Send to executor".
+ * registry would accept them (or the classified error with its `- /path: message` issues and
+ * its suggestion), the run's result once it arrives, and "Send to executor".
  */
 import { memo, type MouseEvent } from "react";
 
 import type { ParsedToolRequest, RequestCheck, ToolExecutionResult } from "../../lib/ipc";
 import { CopyAs } from "../results/CopyAs";
+import { SuggestionHint } from "../results/SuggestionHint";
 import type { Annotation } from "./annotations";
 import { formatCount, issueLines, plural, prettyJson } from "./format";
 import { ResultView } from "./ResultView";
@@ -150,6 +151,7 @@ const RequestItem = memo(function RequestItem({
             <code>{error.kind}</code> {error.message}
           </p>
           {issues.length > 0 ? <pre className="parser-issues">{issues.join("\n")}</pre> : null}
+          <SuggestionHint error={error} testId="parser-check-suggestion" />
         </div>
       ) : null}
       {request.incomplete ? (

@@ -1,11 +1,12 @@
 /**
- * One run result: status, duration, classified error and the result text (as text, never
- * HTML); a result in MCP's content shape is shown block by block.
+ * One run result: status, duration, classified error with its suggestion and the result text
+ * (as text, never HTML); a result in MCP's content shape is shown block by block.
  */
 import { memo, useMemo } from "react";
 
 import type { ToolExecutionResult } from "../../lib/ipc";
 import { McpContentView } from "../results/McpContentView";
+import { SuggestionHint } from "../results/SuggestionHint";
 import { parseMcpContent } from "../results/mcpContent";
 import { formatBytes, formatDuration, issueLines, prettyText } from "./format";
 
@@ -34,6 +35,7 @@ export const ResultView = memo(function ResultView({
         ) : null}
       </div>
       {issues.length > 0 ? <pre className="parser-issues">{issues.join("\n")}</pre> : null}
+      <SuggestionHint error={error} testId="parser-result-suggestion" />
       {mcp ? <McpContentView content={mcp} /> : <pre className="parser-result-text">{prettyText(result.result)}</pre>}
     </div>
   );
