@@ -33,4 +33,7 @@ step "ui lint" npm --prefix ui run --silent lint
 step "ui unit tests" npm --prefix ui test --silent
 # Builds the UI and the debug app, then drives the real app through tauri-driver + WebKitWebDriver.
 step "e2e (real app under Xvfb)" bash tests/e2e/run.sh
+# The .deb from scripts/package.sh (debug profile: the e2e's build is reused), installed into a
+# throwaway root and started under Xvfb.
+step "package (.deb installed and started)" bash tests/package/run.sh
 printf '\n[test] all checks passed\n'
