@@ -238,6 +238,7 @@ async function benchRuns(browser, appPid) {
     }));
   const domBefore = await domSize();
   const started = Date.now();
+  const clickToShown = [];
   const chunk = 50;
   for (let from = 0; from < RUNS; from += chunk) {
     const count = Math.min(chunk, RUNS - from);
@@ -265,6 +266,7 @@ async function benchRuns(browser, appPid) {
               // The contract's rjsf id is root_message; accept another id prefix (bench, not a test).
               const messageField = () =>
                 document.getElementById("root_message") ?? document.querySelector('#panel-executor input[id$="_message"]');
+              const latencies = [];
               (async () => {
                 const name = q("executor-tool-name");
                 if (name.value !== "echo_echo") {
@@ -277,15 +279,42 @@ async function benchRuns(browser, appPid) {
                   await waitUntil(() => !q("executor-run").disabled, 10000);
                   setValue(messageField(), marker);
                   await new Promise((r) => requestAnimationFrame(r));
+                  const clicked = performance.now();
                   q("executor-run").click();
-                  await waitUntil(() => {
-                    const result = q("executor-result");
-                    const body = q("executor-result-body");
-                    return result?.getAttribute("data-status") === "success" && body?.textContent.includes(marker);
-                  }, 10000);
+                  // Click -> the first frame that can show the result: a MutationObserver sees
+                  // the result body change without polling granularity.
+                  await new Promise((resolve, reject) => {
+                    const shown = () => {
+                      const result = q("executor-result");
+                      const body = q("executor-result-body");
+                      return result?.getAttribute("data-status") === "success" && body?.textContent.includes(marker);
+                    };
+                    const timer = setTimeout(() => {
+                      observer.disconnect();
+                      reject(new Error("timeout"));
+                    }, 10000);
+                    const observer = new MutationObserver(() => {
+                      if (!shown()) return;
+                      observer.disconnect();
+                      clearTimeout(timer);
+                      requestAnimationFrame(() => {
+                        latencies.push(performance.now() - clicked);
+                        resolve();
+                      });
+                    });
+                    observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+                    if (shown()) {
+                      observer.disconnect();
+                      clearTimeout(timer);
+                      requestAnimationFrame(() => {
+                        latencies.push(performance.now() - clicked);
+                        resolve();
+                      });
+                    }
+                  });
                 }
               })().then(
-                () => done({ ok: true }),
+                () => done({ ok: true, latencies }),
                 (error) => done({ ok: false, error: String(error), status: q("executor-result")?.getAttribute("data-status") ?? null, body: q("executor-result-body")?.textContent.slice(0, 200) ?? null }),
               );
             },
@@ -316,6 +345,7 @@ async function benchRuns(browser, appPid) {
             count,
           );
     if (!outcome.ok) throw new E2EError(`run ${from}..${from + count - 1} failed: ${JSON.stringify(outcome)}`);
+    clickToShown.push(...(outcome.latencies ?? []));
     if ((from + count) % 200 === 0 || from + count === RUNS) {
       const m = appMemory(appPid);
       log(`  ${from + count} runs, ${ms(Date.now() - started)}: RSS ${mib(m.rss)}`);
@@ -325,6 +355,11 @@ async function benchRuns(browser, appPid) {
   const domAfter = await domSize();
   log(`  DOM elements ${domBefore.elements} -> ${domAfter.elements}, history-item rows ${domBefore.historyItems} -> ${domAfter.historyItems}`);
   log(`  ${RUNS} runs in ${ms(elapsed)} (${(elapsed / RUNS).toFixed(1)} ms per run, round trip included)`);
+  const shown =
+    clickToShown.length === 0
+      ? null
+      : { median: median(clickToShown), p95: percentile(clickToShown, 95), max: Math.max(...clickToShown) };
+  if (shown) log(`  click -> result painted: median ${ms(shown.median)}, p95 ${ms(shown.p95)}, max ${ms(shown.max)}`);
   await settle(2000);
   const memory = appMemory(appPid);
   log(`  after ${RUNS} runs (+2 s): RSS ${mib(memory.rss)} (${memory.parts}), PSS ${mib(memory.pss)}`);
@@ -332,7 +367,7 @@ async function benchRuns(browser, appPid) {
   await settle(15_000);
   const idle = appMemory(appPid);
   log(`  15 s later, idle: RSS ${mib(idle.rss)} (${idle.parts}), PSS ${mib(idle.pss)}`);
-  return { via, elapsed, memory, idle };
+  return { via, elapsed, memory, idle, shown };
 }
 
 async function benchSearch() {
@@ -441,6 +476,9 @@ async function main() {
         const after = runs.memory;
         report.push(`memory after ${RUNS} echo_echo runs via ${runs.via}: RSS ${mib(after.rss)} (${after.rss >= before.rss ? "+" : ""}${mib(after.rss - before.rss)}), PSS ${mib(after.pss)} (${after.parts}); ${(runs.elapsed / RUNS).toFixed(1)} ms per run`);
         report.push(`memory 15 s after the runs: RSS ${mib(runs.idle.rss)}, PSS ${mib(runs.idle.pss)} (${runs.idle.parts})`);
+        if (runs.shown) {
+          report.push(`executor run through the UI (click -> result painted, ${RUNS} runs): median ${ms(runs.shown.median)}, p95 ${ms(runs.shown.p95)}, max ${ms(runs.shown.max)}`);
+        }
       } catch (error) {
         report.push(`runs: FAILED: ${error.message}`);
       }

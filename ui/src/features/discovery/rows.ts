@@ -60,29 +60,35 @@ export function methodRowKey(routingName: string): string {
 
 interface Group {
   tool: ToolView;
-  methods: { method: MethodView; score: number }[];
+  rows: MethodRow[];
+  scores: number[];
   hiddenNonCallable: number;
   best: number;
 }
 
-interface NameOrder {
-  tools: ToolView[];
-  methods: Map<string, MethodView[]>;
+/** A tool with its method rows in name order. */
+interface OrderedTool {
+  tool: ToolView;
+  rows: readonly MethodRow[];
 }
 
 // Sorting 10,000 methods by name costs more than everything else per keystroke, and the order
 // only changes with the list itself; the list arrays are immutable, so their identity is the key.
-const nameOrders = new WeakMap<readonly ToolView[], NameOrder>();
+// The method rows are made here once too: a keystroke that matches every method then allocates
+// no row objects or key strings for them.
+const nameOrders = new WeakMap<readonly ToolView[], readonly OrderedTool[]>();
 
-function nameOrder(tools: readonly ToolView[]): NameOrder {
+function nameOrder(tools: readonly ToolView[]): readonly OrderedTool[] {
   let order = nameOrders.get(tools);
   if (!order) {
-    order = {
-      tools: [...tools].sort((a, b) => collator.compare(a.name, b.name) || collator.compare(a.id, b.id)),
-      methods: new Map(
-        tools.map((tool) => [tool.id, [...tool.methods].sort((a, b) => collator.compare(a.meta.name, b.meta.name))]),
-      ),
-    };
+    order = [...tools]
+      .sort((a, b) => collator.compare(a.name, b.name) || collator.compare(a.id, b.id))
+      .map((tool) => ({
+        tool,
+        rows: [...tool.methods]
+          .sort((a, b) => collator.compare(a.meta.name, b.meta.name))
+          .map((method): MethodRow => ({ kind: "method", key: methodRowKey(method.routing_name), tool, method })),
+      }));
     nameOrders.set(tools, order);
   }
   return order;
@@ -90,57 +96,64 @@ function nameOrder(tools: readonly ToolView[]): NameOrder {
 
 export function buildRows(tools: readonly ToolView[], options: RowOptions): RowsResult {
   const { hits, includeNonCallable, sort, collapsed } = options;
-  const order = nameOrder(tools);
   const groups: Group[] = [];
   let hiddenTotal = 0;
 
-  for (const tool of order.tools) {
-    const toolScore = hits?.tools.get(tool.id);
+  for (const { tool, rows: methodRows } of nameOrder(tools)) {
+    const toolScore = hits?.tool(tool.id);
     // A tool that matches only by itself (say, its description) brings all its methods along;
     // once some of its methods match, only those are listed.
-    const bringAll = hits !== null && toolScore !== undefined && !tool.methods.some((m) => hits.methods.has(m.routing_name));
-    const methods: Group["methods"] = [];
+    const bringAll =
+      hits !== null && toolScore !== undefined && !tool.methods.some((m) => hits.method(m.routing_name) !== undefined);
+    const rows: MethodRow[] = [];
+    const scores: number[] = [];
     let hidden = 0;
-    for (const method of order.methods.get(tool.id) ?? tool.methods) {
-      const score = hits === null ? 0 : (hits.methods.get(method.routing_name) ?? (bringAll ? toolScore : undefined));
+    for (const row of methodRows) {
+      const score = hits === null ? 0 : (hits.method(row.method.routing_name) ?? (bringAll ? toolScore : undefined));
       if (score === undefined) continue;
-      if (!includeNonCallable && !method.meta.agent_callable) {
+      if (!includeNonCallable && !row.method.meta.agent_callable) {
         hidden += 1;
         continue;
       }
-      methods.push({ method, score });
+      rows.push(row);
+      scores.push(score);
     }
     hiddenTotal += hidden;
     // Without a query every tool stays, so one whose methods are all hidden can still be toggled.
-    if (hits !== null && methods.length === 0 && toolScore === undefined) continue;
-    const best = methods.reduce((min, m) => Math.min(min, m.score), toolScore ?? Number.POSITIVE_INFINITY);
-    groups.push({ tool, methods, hiddenNonCallable: hidden, best });
+    if (hits !== null && rows.length === 0 && toolScore === undefined) continue;
+    const best = scores.reduce((min, score) => Math.min(min, score), toolScore ?? Number.POSITIVE_INFINITY);
+    groups.push({ tool, rows, scores, hiddenNonCallable: hidden, best });
   }
 
   // Groups and methods are already in name order, and Array.prototype.sort is stable, so ties
   // keep it.
   const relevance = sort === "relevance" && hits !== null;
-  if (sort === "methods") groups.sort((a, b) => b.methods.length - a.methods.length);
+  if (sort === "methods") groups.sort((a, b) => b.rows.length - a.rows.length);
   if (relevance) groups.sort((a, b) => a.best - b.best);
 
   const rows: Row[] = [];
   let methodCount = 0;
   for (const group of groups) {
-    if (relevance) group.methods.sort((a, b) => a.score - b.score);
     // While searching every match must be visible, so collapsing is ignored.
     const isCollapsed = hits === null && collapsed.has(group.tool.id);
     rows.push({
       kind: "tool",
       key: toolRowKey(group.tool.id),
       tool: group.tool,
-      shown: group.methods.length,
+      shown: group.rows.length,
       hiddenNonCallable: group.hiddenNonCallable,
       collapsed: isCollapsed,
     });
-    methodCount += group.methods.length;
+    methodCount += group.rows.length;
     if (isCollapsed) continue;
-    for (const { method } of group.methods) {
-      rows.push({ kind: "method", key: methodRowKey(method.routing_name), tool: group.tool, method });
+    if (relevance) {
+      const order = group.rows.map((_, i) => i).sort((a, b) => (group.scores[a] ?? 0) - (group.scores[b] ?? 0));
+      for (const i of order) {
+        const row = group.rows[i];
+        if (row) rows.push(row);
+      }
+    } else {
+      for (const row of group.rows) rows.push(row);
     }
   }
   return { rows, toolCount: groups.length, methodCount, hiddenNonCallable: hiddenTotal };

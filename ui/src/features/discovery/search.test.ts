@@ -51,16 +51,23 @@ describe("buildSearchIndex", () => {
     expect(exact).toBeLessThan(prefix);
   });
 
-  it("searches 10,000 methods with typos in a few milliseconds", () => {
+  it("searches 10,000 methods with typos, every word narrowing the hits", () => {
+    // Speed is measured by the app bench (tests/e2e/bench.mjs), not asserted here.
     const tools = generatedTools(100, 100);
     const big = buildSearchIndex(tools);
-    const started = performance.now();
     const hits = big.search("tool57 metod42");
-    const elapsed = performance.now() - started;
     expect(hits?.methods.has("tool57_method42")).toBe(true);
+    expect(hits?.method("tool57_method42")).toBe(hits?.methods.get("tool57_method42"));
+    expect(hits?.method("tool58_method42")).toBeUndefined();
     expect([...(hits?.methods.keys() ?? [])].every((name) => name.startsWith("tool57_"))).toBe(true);
-    // Not a benchmark: a generous bound that only a full scan of every record would break.
-    expect(elapsed).toBeLessThan(250);
+  });
+
+  it("hands the same scores out whether a term is new or cached", () => {
+    const big = buildSearchIndex(generatedTools(10, 10));
+    const first = [...(big.search("method")?.methods ?? [])];
+    big.search("tool3");
+    expect([...(big.search("method")?.methods ?? [])]).toEqual(first);
+    expect(first).toHaveLength(100);
   });
 });
 

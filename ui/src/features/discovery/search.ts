@@ -6,16 +6,25 @@
  * 10,000 methods × 4 fields costs 50–250 ms a keystroke, while the vocabulary of the same list is
  * a few thousand short words (a few ms). An inverted index then maps the matched words back to
  * methods. Every word of the query must match (typos allowed), in any field, in any order.
+ *
+ * Scores live in typed arrays indexed by record (methods, then tools), not in maps keyed by
+ * name: a one-letter query matches nearly every one of 10,000 methods, and building and reading
+ * maps of that size was most of a keystroke's cost in the webview. A one-word query hands out
+ * its cached per-term array as is.
  */
 import Fuse from "fuse.js";
 
 import type { ToolView } from "../../lib/ipc";
 
 export interface SearchHits {
-  /** Routing name → score (0 is a perfect match; lower is better). */
-  methods: ReadonlyMap<string, number>;
-  /** Tool id → score, for tools whose own name, id or description matches. */
-  tools: ReadonlyMap<string, number>;
+  /** A matching method's score (0 is a perfect match; lower is better), else undefined. */
+  method: (routingName: string) => number | undefined;
+  /** The score of a tool whose own name, id or description matches, else undefined. */
+  tool: (toolId: string) => number | undefined;
+  /** Routing name → score of every matching method (built on first use: tests and tools). */
+  readonly methods: ReadonlyMap<string, number>;
+  /** Tool id → score of every tool matching by itself (built on first use). */
+  readonly tools: ReadonlyMap<string, number>;
 }
 
 export interface SearchIndex {
@@ -34,7 +43,10 @@ function maxTypos(length: number): number {
 }
 /** How much worse a match in a secondary field ranks than one in the routing name. */
 const PENALTY = { name: 0, vcp: 0.03, toolName: 0.08, description: 0.15 } as const;
-const CACHE_LIMIT = 128;
+/** Cached terms; each holds one float per record (40 KB at 10,000 methods). */
+const CACHE_LIMIT = 64;
+/** The score of a record a term does not match. */
+const NO_MATCH = Number.POSITIVE_INFINITY;
 
 /** Lower-case words: `snake_case`, `camelCase`, `kebab-case` and prose all split into words. */
 export function tokenize(text: string): string[] {
@@ -45,18 +57,28 @@ export function tokenize(text: string): string[] {
     .filter((word) => word !== "");
 }
 
-export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
-  // Records are the methods, then the tools; postings are flat (record, penalty) pairs per word.
-  const keys: string[] = [];
-  const isTool: boolean[] = [];
-  const postings = new Map<string, number[]>();
+/** The records one word occurs in, each with the penalty of the best field it occurs in. */
+interface Posting {
+  records: Int32Array;
+  penalties: Float32Array;
+}
 
-  const add = (record: number, text: string, penalty: number) => {
+/** One query term's matches: a score per record (`NO_MATCH` elsewhere) and the matched records. */
+interface TermMatch {
+  scores: Float32Array;
+  matched: Int32Array;
+}
+
+/** Builds the postings of every word, deduplicating a word repeated within one record. */
+class PostingsBuilder {
+  private readonly lists = new Map<string, number[]>();
+
+  add(record: number, text: string, penalty: number): void {
     for (const word of tokenize(text)) {
-      let list = postings.get(word);
+      let list = this.lists.get(word);
       if (!list) {
         list = [];
-        postings.set(word, list);
+        this.lists.set(word, list);
       }
       // One word often appears in several fields of a record; keep its best field only.
       const last = list.length - 2;
@@ -66,29 +88,51 @@ export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
         list.push(record, penalty);
       }
     }
-  };
+  }
+
+  build(): Map<string, Posting> {
+    const postings = new Map<string, Posting>();
+    for (const [word, list] of this.lists) {
+      const count = list.length / 2;
+      const records = new Int32Array(count);
+      const penalties = new Float32Array(count);
+      for (let i = 0; i < count; i += 1) {
+        records[i] = list[2 * i] ?? 0;
+        penalties[i] = list[2 * i + 1] ?? 0;
+      }
+      postings.set(word, { records, penalties });
+    }
+    return postings;
+  }
+}
+
+export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
+  // Records are the methods, then the tools.
+  const methodRecord = new Map<string, number>();
+  const toolRecord = new Map<string, number>();
+  const builder = new PostingsBuilder();
+  let records = 0;
 
   for (const tool of tools) {
     for (const method of tool.methods) {
-      const record = keys.length;
-      keys.push(method.routing_name);
-      isTool.push(false);
-      add(record, method.routing_name, PENALTY.name);
-      add(record, method.meta.name, PENALTY.name);
+      const record = records++;
+      methodRecord.set(method.routing_name, record);
+      builder.add(record, method.routing_name, PENALTY.name);
+      builder.add(record, method.meta.name, PENALTY.name);
       const vcp = method.meta.protocol_config?.vcp_command;
-      if (vcp) add(record, vcp, PENALTY.vcp);
-      add(record, tool.name, PENALTY.toolName);
-      add(record, method.meta.description, PENALTY.description);
+      if (vcp) builder.add(record, vcp, PENALTY.vcp);
+      builder.add(record, tool.name, PENALTY.toolName);
+      builder.add(record, method.meta.description, PENALTY.description);
     }
   }
   for (const tool of tools) {
-    const record = keys.length;
-    keys.push(tool.id);
-    isTool.push(true);
-    add(record, tool.id, PENALTY.name);
-    add(record, tool.name, PENALTY.name);
-    add(record, tool.description, PENALTY.description);
+    const record = records++;
+    toolRecord.set(tool.id, record);
+    builder.add(record, tool.id, PENALTY.name);
+    builder.add(record, tool.name, PENALTY.name);
+    builder.add(record, tool.description, PENALTY.description);
   }
+  const postings = builder.build();
 
   const vocabulary = [...postings.keys()];
   // The vocabulary is already lower-case, so Fuse need not fold case again.
@@ -101,11 +145,9 @@ export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
     shouldSort: false,
   });
   // Typing extends one word at a time; the other words' matches are reused.
-  const cache = new Map<string, Map<number, number>>();
+  const cache = new Map<string, TermMatch>();
 
-  const matchTerm = (term: string): Map<number, number> => {
-    const cached = cache.get(term);
-    if (cached) return cached;
+  const wordScoresOf = (term: string): Map<string, number> => {
     const wordScores = new Map<string, number>();
     let wordStarts = false;
     for (const word of vocabulary) {
@@ -132,19 +174,60 @@ export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
         if (previous === undefined || score < previous) wordScores.set(hit.item, score);
       }
     }
-    const records = new Map<number, number>();
-    for (const [word, score] of wordScores) {
-      const list = postings.get(word) ?? [];
-      for (let i = 0; i < list.length; i += 2) {
+    return wordScores;
+  };
+
+  const matchTerm = (term: string): TermMatch => {
+    const cached = cache.get(term);
+    if (cached) return cached;
+    const scores = new Float32Array(records).fill(NO_MATCH);
+    const matched: number[] = [];
+    for (const [word, score] of wordScoresOf(term)) {
+      const posting = postings.get(word);
+      if (!posting) continue;
+      const { records: list, penalties } = posting;
+      for (let i = 0; i < list.length; i += 1) {
         const record = list[i] ?? 0;
-        const total = score + (list[i + 1] ?? 0);
-        const previous = records.get(record);
-        if (previous === undefined || total < previous) records.set(record, total);
+        const total = score + (penalties[i] ?? 0);
+        const previous = scores[record] ?? NO_MATCH;
+        if (previous === NO_MATCH) matched.push(record);
+        if (total < previous) scores[record] = total;
       }
     }
+    const match = { scores, matched: Int32Array.from(matched) };
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(term, records);
-    return records;
+    cache.set(term, match);
+    return match;
+  };
+
+  const hitsOf = (scores: Float32Array): SearchHits => {
+    const scoreOf = (record: number | undefined) => {
+      if (record === undefined) return undefined;
+      const score = scores[record] ?? NO_MATCH;
+      return score === NO_MATCH ? undefined : score;
+    };
+    const mapOf = (byKey: ReadonlyMap<string, number>) => {
+      const out = new Map<string, number>();
+      for (const [key, record] of byKey) {
+        const score = scoreOf(record);
+        if (score !== undefined) out.set(key, score);
+      }
+      return out;
+    };
+    let methods: Map<string, number> | null = null;
+    let toolHits: Map<string, number> | null = null;
+    return {
+      method: (routingName) => scoreOf(methodRecord.get(routingName)),
+      tool: (toolId) => scoreOf(toolRecord.get(toolId)),
+      get methods() {
+        methods ??= mapOf(methodRecord);
+        return methods;
+      },
+      get tools() {
+        toolHits ??= mapOf(toolRecord);
+        return toolHits;
+      },
+    };
   };
 
   return {
@@ -152,28 +235,17 @@ export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
       const terms = [...new Set(tokenize(query))];
       if (terms.length === 0) return null;
       // Intersect from the rarest term so the working set shrinks fastest.
-      const perTerm = terms.map(matchTerm).sort((a, b) => a.size - b.size);
+      const perTerm = terms.map(matchTerm).sort((a, b) => a.matched.length - b.matched.length);
       const [first, ...rest] = perTerm;
-      const methods = new Map<string, number>();
-      const toolHits = new Map<string, number>();
-      if (!first) return { methods, tools: toolHits };
-      for (const [record, score] of first) {
-        let total = score;
-        let everywhere = true;
-        for (const other of rest) {
-          const s = other.get(record);
-          if (s === undefined) {
-            everywhere = false;
-            break;
-          }
-          total += s;
-        }
-        if (!everywhere) continue;
-        const key = keys[record];
-        if (key === undefined) continue;
-        (isTool[record] ? toolHits : methods).set(key, total / terms.length);
+      if (!first) return hitsOf(new Float32Array(records).fill(NO_MATCH));
+      if (rest.length === 0) return hitsOf(first.scores);
+      const combined = new Float32Array(records).fill(NO_MATCH);
+      for (const record of first.matched) {
+        let total = first.scores[record] ?? NO_MATCH;
+        for (const other of rest) total += other.scores[record] ?? NO_MATCH;
+        if (total !== NO_MATCH) combined[record] = total / terms.length;
       }
-      return { methods, tools: toolHits };
+      return hitsOf(combined);
     },
   };
 }
