@@ -5,6 +5,11 @@
 //   --runs-via MODE     ui | ipc | auto (default auto: the Executor pane if it has the contract's
 //                       testids, else window.__TAURI_INTERNALS__.invoke("execute_call"))
 //   --methods N         synthetic methods for the search-latency part (default 10000; 0 skips)
+//   --paste-mb N        size of the reply pasted into the Parser (default 5; 0 skips): paste ->
+//                       requests shown, then keystroke latency typing at the end of it
+//   --floor BINARY      the empty Tauri 2 window (examples/empty_window.rs) measured the same way
+//                       (default: examples/empty_window beside the app binary, when built:
+//                       `cargo build [--release] --example empty_window`); "none" skips it
 //
 // Startup, method: WebKitWebDriver does not start the app binary itself but a tiny wrapper
 // script that writes the wall clock (`date +%s%N`) to a file and then `exec`s the app binary,
@@ -55,6 +60,9 @@ const STARTS = Number(option("starts", 5));
 const RUNS = Number(option("runs", 1000));
 const RUNS_VIA = option("runs-via", "auto");
 const METHODS = Number(option("methods", 10000));
+const PASTE_MB = Number(option("paste-mb", 5));
+const FLOOR_DEFAULT = path.join(path.dirname(APP_BINARY), "examples", "empty_window");
+const FLOOR = option("floor", FLOOR_DEFAULT);
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -71,7 +79,7 @@ let tmp;
 let driver;
 
 /** A wrapper that stamps the spawn time, sets extra env, and execs the app. */
-function wrapper(name, env = {}) {
+function wrapper(name, env = {}, binary = APP_BINARY) {
   const stampFile = path.join(tmp, `${name}.spawned`);
   const script = path.join(tmp, `${name}.sh`);
   const exports = Object.entries(env)
@@ -79,7 +87,7 @@ function wrapper(name, env = {}) {
     .join("");
   fs.writeFileSync(
     script,
-    `#!/bin/sh\ndate +%s%N > '${stampFile}'\n${exports}exec '${APP_BINARY}' "$@"\n`,
+    `#!/bin/sh\ndate +%s%N > '${stampFile}'\n${exports}exec '${binary}' "$@"\n`,
     { mode: 0o755 },
   );
   return { script, spawnedAt: () => Number(BigInt(fs.readFileSync(stampFile, "utf8").trim()) / 1_000_000n) };
@@ -176,8 +184,8 @@ async function settle(msDelay) {
   await new Promise((resolve) => setTimeout(resolve, msDelay));
 }
 
-async function startOnce(name, env = {}, selector = tid("tool-item-calculator")) {
-  const w = wrapper(name, env);
+async function startOnce(name, env = {}, selector = tid("tool-item-calculator"), binary = APP_BINARY) {
+  const w = wrapper(name, env, binary);
   const t0 = Date.now();
   const browser = await openSession(driver, { application: w.script });
   const sessionAt = Date.now();
@@ -216,6 +224,33 @@ async function benchStartup() {
     await closeSession(browser, driver);
   }
   return rendered;
+}
+
+/**
+ * The empty Tauri 2 window, started and measured like the app: spawn -> its paragraph painted,
+ * and memory after start. `null` when the floor binary is not built.
+ */
+async function benchFloor() {
+  if (FLOOR === "none") return null;
+  if (!fs.existsSync(FLOOR)) {
+    log(`floor: ${FLOOR} not built (cargo build --example empty_window, --release for a release app); skipped`);
+    return null;
+  }
+  log(`floor: ${STARTS} launches of the empty Tauri 2 window (${FLOOR})`);
+  const rendered = [];
+  let memory = null;
+  for (let i = 0; i < Math.max(1, STARTS); i++) {
+    const { browser, figures } = await startOnce(`floor${i}`, {}, tid("floor-ready"), FLOOR);
+    if (figures.spawnToRendered !== null) rendered.push(figures.spawnToRendered);
+    log(`  #${i + 1}: paragraph ${figures.spawnToRendered === null ? "NOT RENDERED" : `${figures.upperBound ? "<=" : ""}${ms(figures.spawnToRendered)}`}`);
+    if (i === 0) {
+      await settle(2000);
+      memory = appMemory(driver.appPid());
+      log(`  after start: RSS ${mib(memory.rss)} (${memory.parts}), PSS ${mib(memory.pss)}`);
+    }
+    await closeSession(browser, driver);
+  }
+  return { rendered, memory };
 }
 
 async function executorReady(browser) {
@@ -443,6 +478,105 @@ async function benchSearch() {
   }
 }
 
+/**
+ * A PASTE_MB reply in Hermes' format (one `<tool_call>` of echo_echo per ~1 KB of prose, as a
+ * long agent transcript would have), pasted into the Parser as a paste event: paste -> the first
+ * frame showing the parse summary and requests. Then 20 real keystrokes at the end of it, a
+ * human 120 ms apart: keydown -> the frame after the textarea took the key.
+ */
+async function benchParser() {
+  const { browser } = await startOnce("parser");
+  try {
+    const paste = await browser.executeAsync((megabytes, done) => {
+      document.getElementById("tab-parser")?.click();
+      const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+      const prose = "The assistant looks at the previous result and decides what to check next. ".repeat(12);
+      const parts = [];
+      let size = 0;
+      let calls = 0;
+      while (size < megabytes * 1_000_000) {
+        const block = `${prose}\n<tool_call>\n{"name": "echo_echo", "arguments": {"message": "value ${calls}"}}\n</tool_call>\n`;
+        parts.push(block);
+        size += block.length;
+        calls += 1;
+      }
+      const text = parts.join("");
+      const waitedFrom = performance.now();
+      const whenReady = () => {
+        const area = q("parser-input");
+        if (area && area.getClientRects().length > 0) paste(area);
+        else if (performance.now() - waitedFrom > 10_000) done({ error: "no parser-input within 10 s" });
+        else setTimeout(whenReady, 20);
+      };
+      const paste = (area) => {
+        area.focus();
+        // When the backend's answer arrived: the rest of the time is the pane's own work.
+        const internals = window.__TAURI_INTERNALS__;
+        const invoke = internals.invoke;
+        let answered = null;
+        internals.invoke = (cmd, ...rest) => {
+          const result = invoke(cmd, ...rest);
+          if (cmd === "parse_reply") result.finally(() => (answered ??= performance.now()));
+          return result;
+        };
+        const started = performance.now();
+        Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(area, text);
+        area.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+        const shown = () => q("parser-summary") && q("parser-request");
+        const finish = () => {
+          observer.disconnect();
+          requestAnimationFrame(() =>
+            done({
+              ms: performance.now() - started,
+              answeredMs: answered === null ? null : answered - started,
+              bytes: text.length,
+              calls,
+              summary: q("parser-summary")?.textContent ?? "",
+            }),
+          );
+        };
+        const observer = new MutationObserver(() => {
+          if (shown()) finish();
+        });
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+        setTimeout(() => {
+          observer.disconnect();
+          done({ error: "nothing shown within 60 s" });
+        }, 60_000);
+      };
+      whenReady();
+    }, PASTE_MB);
+    if (paste.error) throw new E2EError(`parser paste: ${paste.error}`);
+    log(`parser: pasted ${(paste.bytes / 1e6).toFixed(1)} MB with ${paste.calls} calls; parse_reply answered after ${paste.answeredMs === null ? "?" : ms(paste.answeredMs)}, shown after ${ms(paste.ms)}: ${paste.summary}`);
+
+    await browser.execute(() => {
+      const area = document.querySelector('[data-testid="parser-input"]');
+      area.focus();
+      area.setSelectionRange(area.value.length, area.value.length);
+      const state = { samples: [], pending: null };
+      window.__typeBench = state;
+      area.addEventListener("keydown", (event) => {
+        state.pending = event.timeStamp;
+      });
+      area.addEventListener("input", () => {
+        const at = state.pending;
+        if (at === null) return;
+        state.pending = null;
+        requestAnimationFrame((frame) => state.samples.push(frame - at));
+      });
+    });
+    for (const key of " and more".repeat(2).slice(0, 20)) {
+      await browser.keys(key);
+      await settle(120);
+    }
+    await settle(500);
+    const typing = await browser.execute(() => window.__typeBench.samples);
+    return { paste, typing };
+  } finally {
+    await closeSession(browser, driver);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
@@ -460,6 +594,11 @@ async function main() {
     if (rendered.length) {
       report.push(`startup (spawn -> tool-item-calculator rendered, ${rendered.length} launches): median ${ms(median(rendered))}, min ${ms(Math.min(...rendered))}, max ${ms(Math.max(...rendered))}`);
     } else if (STARTS > 0) report.push("startup: tool-item-calculator never rendered (Discovery pane lacks the testid?)");
+    const floor = await benchFloor();
+    if (floor && floor.rendered.length) {
+      const ratio = rendered.length ? ` (app / floor ${(median(rendered) / median(floor.rendered)).toFixed(2)})` : "";
+      report.push(`floor: empty Tauri 2 window, spawn -> paragraph painted: median ${ms(median(floor.rendered))}${ratio}`);
+    }
 
     if (RUNS > 0) {
       const { browser } = await startOnce("memory");
@@ -470,6 +609,9 @@ async function main() {
       const breakdown = memoryBreakdown(appPid);
       log(`  RSS by mapping: ${breakdown}`);
       report.push(`memory after start: RSS ${mib(before.rss)} over ${before.processes} processes, PSS ${mib(before.pss)} (${before.parts})`);
+      if (floor?.memory) {
+        report.push(`floor memory after start: RSS ${mib(floor.memory.rss)}, PSS ${mib(floor.memory.pss)} (app / floor PSS ${(before.pss / floor.memory.pss).toFixed(2)})`);
+      }
       report.push(`memory after start by mapping (RSS): ${breakdown}`);
       try {
         const runs = await benchRuns(browser, appPid);
@@ -483,6 +625,20 @@ async function main() {
         report.push(`runs: FAILED: ${error.message}`);
       }
       await closeSession(browser, driver);
+    }
+
+    if (PASTE_MB > 0) {
+      try {
+        const { paste, typing } = await benchParser();
+        report.push(`parser: ${(paste.bytes / 1e6).toFixed(1)} MB reply with ${paste.calls} calls pasted -> requests shown: ${ms(paste.ms)} (parse_reply answered after ${paste.answeredMs === null ? "?" : ms(paste.answeredMs)})`);
+        report.push(
+          typing.length
+            ? `parser: typing at the end of it (${typing.length} keys): median ${ms(median(typing))}, p95 ${ms(percentile(typing, 95))}, max ${ms(Math.max(...typing))} keydown -> frame`
+            : "parser: typing: no keystroke reached the textarea",
+        );
+      } catch (error) {
+        report.push(`parser: FAILED: ${error.message}`);
+      }
     }
 
     if (METHODS > 0) {

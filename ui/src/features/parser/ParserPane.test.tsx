@@ -517,6 +517,32 @@ describe("ParserPane parsing", () => {
     expect(screen.queryByText(/Show more requests/)).toBeNull();
   });
 
+  it("parses a paste or a drop at once, while typing waits for the debounce", async () => {
+    const calls = mockCommands({ parse_reply: () => parsed() });
+    renderPane();
+    const flush = async () => {
+      for (let i = 0; i < 5; i += 1) await Promise.resolve();
+    };
+    const send = (value: string, inputType: string) => {
+      const descriptor = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value");
+      descriptor?.set?.call(input(), value);
+      input().dispatchEvent(new InputEvent("input", { bubbles: true, inputType }));
+    };
+    send(REPLY.slice(0, 20), "insertText");
+    await flush();
+    expect(only(calls, "parse_reply")).toHaveLength(0);
+    // No timer has run yet: only the paste itself can have asked for this parse.
+    send(REPLY, "insertFromPaste");
+    await flush();
+    expect(only(calls, "parse_reply").map((c) => c.args.text)).toEqual([REPLY]);
+    send(`${REPLY}\n`, "insertFromDrop");
+    await flush();
+    expect(only(calls, "parse_reply")).toHaveLength(2);
+    await waitFor(() => {
+      expect(requests()).toHaveLength(2);
+    });
+  });
+
   it("takes a 5 MB paste without losing text, parsing once and rendering only excerpts", async () => {
     const filler = "这是一段很长的回复，没有任何调用。lorem ipsum dolor sit amet\n".repeat(60_000);
     const big = `${filler}${BLOCK_A}\n${filler}${BLOCK_B}\n`;

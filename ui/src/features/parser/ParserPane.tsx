@@ -60,11 +60,13 @@ export function ParserPane({ active }: { active: boolean }) {
   const matched = useMemo(() => matchResults(snapshot, run), [snapshot, run]);
 
   const onTextChange = useCallback(
-    (value: string) => {
+    (value: string, whole: boolean) => {
       setText(value);
-      schedule(value, formatArg, tools, strict);
+      // A paste or a drop is a whole reply: waiting for more typing would only delay it.
+      if (whole) parseNow(value, formatArg, tools, strict);
+      else schedule(value, formatArg, tools, strict);
     },
-    [schedule, formatArg, tools, strict],
+    [schedule, parseNow, formatArg, tools, strict],
   );
 
   const onFormatChange = (next: string) => {

@@ -13,7 +13,8 @@ export const AUTO_FORMAT = "auto";
 interface Props {
   textareaRef: Ref<HTMLTextAreaElement>;
   length: number;
-  onTextChange: (text: string) => void;
+  /** `whole` is true when the change pasted or dropped text rather than typed it. */
+  onTextChange: (text: string, whole: boolean) => void;
   format: string;
   protocols: readonly ProtocolInfo[];
   onFormatChange: (format: string) => void;
@@ -51,7 +52,9 @@ export function ReplyEditor({
         autoComplete="off"
         placeholder="Paste a model reply with tool calls…"
         onChange={(event) => {
-          onTextChange(event.currentTarget.value);
+          const native = event.nativeEvent;
+          const inputType = native instanceof InputEvent ? native.inputType : "";
+          onTextChange(event.currentTarget.value, inputType === "insertFromPaste" || inputType === "insertFromDrop");
         }}
       />
       <div className="parser-toolbar">
