@@ -138,6 +138,22 @@ fn wasm_view(state: &AppState) -> Result<WasmToolsView, CommandError> {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
+    let pending: Vec<WasmPendingGrants> = wasm
+        .pending()
+        .into_iter()
+        .map(|p| WasmPendingGrants {
+            tool_id: p.tool_id,
+            manifest: p.manifest.display().to_string(),
+            grants: p.grants,
+            key: p.key,
+        })
+        .collect();
+    // The reload report also lists a tool waiting for approval as a `grants` problem (the CLI
+    // and the watch log show it that way); here it has its own row with the Approve button.
+    let waiting = |problem: &WasmToolProblem| {
+        problem.field.as_deref() == Some("grants")
+            && pending.iter().any(|p| p.manifest == problem.file)
+    };
     Ok(WasmToolsView {
         directories,
         problems: report
@@ -148,17 +164,9 @@ fn wasm_view(state: &AppState) -> Result<WasmToolsView, CommandError> {
                 field: p.field,
                 message: p.message,
             })
+            .filter(|problem| !waiting(problem))
             .collect(),
-        pending: wasm
-            .pending()
-            .into_iter()
-            .map(|p| WasmPendingGrants {
-                tool_id: p.tool_id,
-                manifest: p.manifest.display().to_string(),
-                grants: p.grants,
-                key: p.key,
-            })
-            .collect(),
+        pending,
     })
 }
 
