@@ -15,21 +15,7 @@ use crate::state::lock;
 
 /// A module with memory, a bump `alloc`, a no-op `free` and `echo` (returns its arguments,
 /// asking for a larger buffer when needed): seed 002's ABI at its smallest.
-const ECHO_MODULE: &str = r#"(module
-  (memory (export "memory") 1)
-  (global $heap (mut i32) (i32.const 1024))
-  (func (export "alloc") (param $size i32) (result i32)
-    (local $ptr i32)
-    (local.set $ptr (global.get $heap))
-    (global.set $heap (i32.and (i32.add (i32.add (local.get $ptr) (local.get $size)) (i32.const 7)) (i32.const -8)))
-    (local.get $ptr))
-  (func (export "free") (param i32 i32))
-  (func (export "echo") (param $a i32) (param $n i32) (param $o i32) (param $l i32) (result i32)
-    (if (i32.gt_u (local.get $n) (i32.load (local.get $l)))
-      (then (i32.store (local.get $l) (local.get $n)) (return (i32.const -28))))
-    (memory.copy (local.get $o) (local.get $a) (local.get $n))
-    (i32.store (local.get $l) (local.get $n))
-    (i32.const 0)))"#;
+const ECHO_MODULE: &str = include_str!("../../tests/fixtures/wasm/echo.wat");
 
 /// A manifest for tool `id` whose methods all call `echo`; `extra` is appended as TOML.
 fn manifest(id: &str, methods: &[&str], extra: &str) -> String {

@@ -21,20 +21,7 @@ use toolscope_wasm::manifest::{compile, Manifest};
 use toolscope_wasm::{ModuleDigest, WasmRuntime, WasmTool, WasmToolSpec};
 
 /// The smallest useful tool: `echo` returns its arguments (bump allocator, one page).
-const ECHO_WAT: &str = r#"(module
-  (memory (export "memory") 1)
-  (global $heap (mut i32) (i32.const 1024))
-  (func (export "alloc") (param $size i32) (result i32)
-    (local $ptr i32)
-    (local.set $ptr (global.get $heap))
-    (global.set $heap (i32.add (global.get $heap) (i32.and (i32.add (local.get $size) (i32.const 7)) (i32.const -8))))
-    (local.get $ptr))
-  (func (export "echo") (param $a i32) (param $n i32) (param $o i32) (param $l i32) (result i32)
-    (if (i32.gt_u (local.get $n) (i32.load (local.get $l)))
-      (then (i32.store (local.get $l) (local.get $n)) (return (i32.const -28))))
-    (memory.copy (local.get $o) (local.get $a) (local.get $n))
-    (i32.store (local.get $l) (local.get $n))
-    (i32.const 0)))"#;
+const ECHO_WAT: &str = include_str!("../../../../tests/fixtures/wasm/echo.wat");
 
 const ECHO_MANIFEST: &str = r#"id = "bench"
 module = "echo.wasm"

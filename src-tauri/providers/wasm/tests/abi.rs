@@ -33,6 +33,25 @@ async fn still_alive(executor: &toolscope_engine::executor::Executor) {
     assert_eq!(echoed.result, r#"{"alive":true}"#);
 }
 
+/// Calls each method of `cases` with `{}` and asserts it fails as `kind` with the given text in
+/// its result, then that the tool still answers.
+async fn each_fails(
+    executor: &toolscope_engine::executor::Executor,
+    kind: ErrorKind,
+    cases: &[(&str, &str)],
+) {
+    for (name, expected) in cases {
+        let result = run(executor, name, json!({})).await;
+        assert_eq!(result.error_kind(), Some(kind), "{name}: {result:?}");
+        assert!(
+            result.result.contains(expected),
+            "{name}: {}",
+            result.result
+        );
+    }
+    still_alive(executor).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_result_comes_back_as_json_and_a_large_one_after_one_retry() {
     let (_dir, executor) = tool("", &[], "");
@@ -107,24 +126,12 @@ async fn lying_lengths_are_errors_not_crashes() {
         ("hugeok", "huge_ok"),
     ];
     let (_dir, executor) = tool(LIARS, &methods, "");
-    for (name, expected) in [
+    let cases = [
         ("t_smallenospc", "asks for 10 bytes, no more than the 4096"),
         ("t_longok", "says it wrote 4097 bytes into a buffer of 4096"),
         ("t_hugeok", "says it wrote 4294967295 bytes"),
-    ] {
-        let result = run(&executor, name, json!({})).await;
-        assert_eq!(
-            result.error_kind(),
-            Some(ErrorKind::ToolError),
-            "{name}: {result:?}"
-        );
-        assert!(
-            result.result.contains(expected),
-            "{name}: {}",
-            result.result
-        );
-    }
-    still_alive(&executor).await;
+    ];
+    each_fails(&executor, ErrorKind::ToolError, &cases).await;
 }
 
 /// Writes bytes that are not UTF-8.
@@ -139,20 +146,8 @@ const NOT_UTF8: &str = r#"
 #[tokio::test(flavor = "multi_thread")]
 async fn invalid_utf8_output_is_refused() {
     let (_dir, executor) = tool(NOT_UTF8, &[("bytes", "bytes")], "");
-    let result = run(&executor, "t_bytes", json!({})).await;
-    assert_eq!(
-        result.error_kind(),
-        Some(ErrorKind::ToolError),
-        "{result:?}"
-    );
-    assert!(
-        result
-            .result
-            .contains("not UTF-8 text (invalid byte at offset 1)"),
-        "{}",
-        result.result
-    );
-    still_alive(&executor).await;
+    let cases = [("t_bytes", "not UTF-8 text (invalid byte at offset 1)")];
+    each_fails(&executor, ErrorKind::ToolError, &cases).await;
 }
 
 /// Fails with EINVAL and a message; returns a positive code; writes its length cell out of
@@ -177,24 +172,12 @@ async fn error_codes_carry_their_name_and_message() {
         ("positive", "positive"),
     ];
     let (_dir, executor) = tool(CODES, &methods, "");
-    for (name, expected) in [
+    let cases = [
         ("t_einval", "the tool failed with -22 (EINVAL): bad pattern"),
         ("t_silent", "the tool failed with -7 (E2BIG)"),
         ("t_positive", "returned 3; the ABI defines only 0"),
-    ] {
-        let result = run(&executor, name, json!({})).await;
-        assert_eq!(
-            result.error_kind(),
-            Some(ErrorKind::ToolError),
-            "{name}: {result:?}"
-        );
-        assert!(
-            result.result.contains(expected),
-            "{name}: {}",
-            result.result
-        );
-    }
-    still_alive(&executor).await;
+    ];
+    each_fails(&executor, ErrorKind::ToolError, &cases).await;
 }
 
 const TRAP: &str = r#"
@@ -207,16 +190,9 @@ const TRAP: &str = r#"
 async fn a_trap_is_a_tool_error_with_the_trap_message() {
     let (_dir, executor) = tool(TRAP, &[("boom", "boom"), ("oob", "oob")], "");
     let boom = run(&executor, "t_boom", json!({})).await;
-    assert_eq!(boom.error_kind(), Some(ErrorKind::ToolError), "{boom:?}");
-    assert!(
-        boom.result.contains("trapped") && boom.result.contains("unreachable"),
-        "{}",
-        boom.result
-    );
-    let oob = run(&executor, "t_oob", json!({})).await;
-    assert_eq!(oob.error_kind(), Some(ErrorKind::ToolError), "{oob:?}");
-    assert!(oob.result.contains("out of bounds"), "{}", oob.result);
-    still_alive(&executor).await;
+    assert!(boom.result.contains("trapped"), "{}", boom.result);
+    let cases = [("t_boom", "unreachable"), ("t_oob", "out of bounds")];
+    each_fails(&executor, ErrorKind::ToolError, &cases).await;
 }
 
 const SPIN: &str = r#"
