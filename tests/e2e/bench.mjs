@@ -503,25 +503,35 @@ async function benchParser() {
       const text = parts.join("");
       const waitedFrom = performance.now();
       const whenReady = () => {
-        const area = q("parser-input");
-        if (area && area.getClientRects().length > 0) paste(area);
-        else if (performance.now() - waitedFrom > 10_000) done({ error: "no parser-input within 10 s" });
+        const content = q("parser-input")?.querySelector(".cm-content");
+        if (content && content.getClientRects().length > 0) paste(content);
+        else if (performance.now() - waitedFrom > 10_000) done({ error: "no parser-input editor (.cm-content) within 10 s" });
         else setTimeout(whenReady, 20);
       };
-      const paste = (area) => {
-        area.focus();
-        // When the backend's answer arrived: the rest of the time is the pane's own work.
-        const internals = window.__TAURI_INTERNALS__;
-        const invoke = internals.invoke;
+      // A real paste, as tests/e2e/lib/editor.mjs does it: CodeMirror's handler reads
+      // event.clipboardData; Ctrl+A goes through the editor, so it selects the whole document.
+      const paste = (content) => {
+        content.focus();
+        content.dispatchEvent(new KeyboardEvent("keydown", { key: "a", code: "KeyA", keyCode: 65, ctrlKey: true, bubbles: true, cancelable: true }));
+        const data = new DataTransfer();
+        data.setData("text/plain", text);
+        const event = new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true });
+        // When the backend's answer arrived: the rest of the time is the pane's own work. Seen on
+        // fetch, which carries the IPC (ipc://localhost/<command>): __TAURI_INTERNALS__.invoke
+        // is read-only, so wrapping it never saw the call.
+        const fetchIpc = window.fetch;
         let answered = null;
-        internals.invoke = (cmd, ...rest) => {
-          const result = invoke(cmd, ...rest);
-          if (cmd === "parse_reply") result.finally(() => (answered ??= performance.now()));
+        window.fetch = (resource, ...rest) => {
+          const result = fetchIpc(resource, ...rest);
+          if (String(resource?.url ?? resource).includes("parse_reply")) result.finally(() => (answered ??= performance.now()));
           return result;
         };
         const started = performance.now();
-        Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(area, text);
-        area.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+        content.dispatchEvent(event);
+        if (!event.defaultPrevented) {
+          done({ error: "the editor did not handle the paste event" });
+          return;
+        }
         const shown = () => q("parser-summary") && q("parser-request");
         const finish = () => {
           observer.disconnect();
@@ -549,28 +559,49 @@ async function benchParser() {
     if (paste.error) throw new E2EError(`parser paste: ${paste.error}`);
     log(`parser: pasted ${(paste.bytes / 1e6).toFixed(1)} MB with ${paste.calls} calls; parse_reply answered after ${paste.answeredMs === null ? "?" : ms(paste.answeredMs)}, shown after ${ms(paste.ms)}: ${paste.summary}`);
 
+    // The cursor goes to the end through the editor (Ctrl+End, a real key press): the editor
+    // renders only the lines on screen, so a DOM selection cannot reach the end of the text.
     await browser.execute(() => {
-      const area = document.querySelector('[data-testid="parser-input"]');
-      area.focus();
-      area.setSelectionRange(area.value.length, area.value.length);
+      document.querySelector('[data-testid="parser-input"] .cm-content').focus();
+    });
+    await browser.keys(["Control", "End"]);
+    await settle(300);
+    await browser.execute(() => {
+      const content = document.querySelector('[data-testid="parser-input"] .cm-content');
+      const counter = document.querySelector('[data-testid="parser-input"]').closest(".parser-editor").querySelector(".parser-length");
       const state = { samples: [], pending: null };
       window.__typeBench = state;
-      area.addEventListener("keydown", (event) => {
-        state.pending = event.timeStamp;
-      });
-      area.addEventListener("input", () => {
-        const at = state.pending;
-        if (at === null) return;
+      // A key counts as shown once the editor's DOM changed (whichever way the editor takes the
+      // input) and the pane re-rendered its character count: then the frame that shows both.
+      const check = () => {
+        const key = state.pending;
+        if (!key?.echoed || counter.textContent === key.count) return;
         state.pending = null;
-        requestAnimationFrame((frame) => state.samples.push(frame - at));
+        requestAnimationFrame((frame) => state.samples.push(frame - key.at));
+      };
+      content.addEventListener("keydown", (event) => {
+        state.pending = { at: event.timeStamp, count: counter.textContent, echoed: false };
       });
+      const changes = { subtree: true, childList: true, characterData: true };
+      new MutationObserver(() => {
+        if (state.pending) state.pending.echoed = true;
+        check();
+      }).observe(content, changes);
+      new MutationObserver(check).observe(counter, changes);
     });
-    for (const key of " and more".repeat(2).slice(0, 20)) {
+    const typed = " and more".repeat(2).slice(0, 20);
+    for (const key of typed) {
       await browser.keys(key);
       await settle(120);
     }
     await settle(500);
     const typing = await browser.execute(() => window.__typeBench.samples);
+    // The keys must have landed at the end of the reply (the last line on screen ends with them).
+    const tail = await browser.execute(() => {
+      const lines = document.querySelectorAll('[data-testid="parser-input"] .cm-line');
+      return lines.length ? lines[lines.length - 1].textContent : "";
+    });
+    if (!tail.endsWith(typed)) throw new E2EError(`typing did not land at the end of the reply: its last line ends ${JSON.stringify(tail.slice(-60))}`);
     return { paste, typing };
   } finally {
     await closeSession(browser, driver);
@@ -634,7 +665,7 @@ async function main() {
         report.push(
           typing.length
             ? `parser: typing at the end of it (${typing.length} keys): median ${ms(median(typing))}, p95 ${ms(percentile(typing, 95))}, max ${ms(Math.max(...typing))} keydown -> frame`
-            : "parser: typing: no keystroke reached the textarea",
+            : "parser: typing: no keystroke reached the editor",
         );
       } catch (error) {
         report.push(`parser: FAILED: ${error.message}`);

@@ -13,6 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { agentConversation, agentRecorded, startModelServer } from "./lib/agent.mjs";
+import { pasteInto } from "./lib/editor.mjs";
 import { wasmRemembered, wasmScenario } from "./lib/wasm.mjs";
 import {
   APP_IDENTIFIER,
@@ -316,7 +317,7 @@ async function executorScenario() {
 async function parserScenario() {
   await showPane("parser");
   await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
-  await setNativeValue(browser, tid("parser-input"), TWO_CALL_REPLY);
+  await pasteInto(browser, tid("parser-input"), TWO_CALL_REPLY);
   await waitCount(tid("parser-request"), 2, "requests parsed from the two-call reply");
   const names = await attributesOf(browser, tid("parser-request"), "data-tool-name");
   expect(
@@ -355,7 +356,7 @@ async function parserScenario() {
 async function injectionScenario() {
   await showPane("parser");
   await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
-  await setNativeValue(browser, tid("parser-input"), INJECTION_REPLY);
+  await pasteInto(browser, tid("parser-input"), INJECTION_REPLY);
   await waitFor(
     browser,
     async () => {
@@ -376,12 +377,16 @@ async function injectionScenario() {
     showsLiterally(requestText, SCRIPT_PAYLOAD) && showsLiterally(requestText, IMG_PAYLOAD),
     `the request does not show the payload literally; its text is ${JSON.stringify(requestText.slice(0, 400))}`,
   );
-  // The prose outside the block: shown as text wherever the pane renders the reply (not the textarea).
+  // The prose outside the block: shown as text wherever the pane renders the reply (not the editor,
+  // whose lines are DOM text too, so it is left out of what is searched).
   const prose = await browser.execute(() => {
     const panel = document.getElementById("panel-parser");
-    return panel ? panel.innerText : "";
+    if (!panel) return "";
+    const others = panel.cloneNode(true);
+    others.querySelector('[data-testid="parser-input"]')?.remove();
+    return others.textContent;
   });
-  log(`  prose payload rendered as text outside the input: ${prose.includes(`Sure! ${PAYLOAD}`) ? "yes" : "no (only in the textarea)"}`);
+  log(`  prose payload rendered as text outside the input: ${prose.includes(`Sure! ${PAYLOAD}`) ? "yes" : "no (only in the editor)"}`);
   let found = await injectedElements();
   expect(found.pwned === null, `window.__pwned = ${found.pwned}: the payload ran`);
   expect(
@@ -422,7 +427,7 @@ async function injectionScenario() {
 async function confirmationScenario() {
   await showPane("parser");
   await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
-  await setNativeValue(browser, tid("parser-input"), DESTRUCTIVE_REPLY);
+  await pasteInto(browser, tid("parser-input"), DESTRUCTIVE_REPLY);
   await waitFor(
     browser,
     async () => JSON.stringify(await attributesOf(browser, tid("parser-request"), "data-tool-name")) === '["workspace_delete"]',
@@ -464,7 +469,7 @@ const HERMES_REPLY = [
 async function replayScenario() {
   await showPane("parser");
   await waitVisible(browser, tid("parser-input"), { what: "Parser input" });
-  await setNativeValue(browser, tid("parser-input"), HERMES_REPLY);
+  await pasteInto(browser, tid("parser-input"), HERMES_REPLY);
   await waitFor(
     browser,
     async () =>
@@ -685,7 +690,7 @@ async function importedScenario() {
 
   // The Parser checks the reply against the set (the model's own names) and runs it on the mock.
   await showPane("parser");
-  await setNativeValue(browser, tid("parser-input"), SHOP_REPLY);
+  await pasteInto(browser, tid("parser-input"), SHOP_REPLY);
   const shopOption = `${tid("parser-request-tools-source")} option[value="set:Shop"]`;
   await waitFor(browser, async () => (await attributesOf(browser, shopOption, "value")).length === 1, {
     explain: async () => `the Check against choices: ${JSON.stringify(await textOf(browser, tid("parser-request-tools-source")))}`,

@@ -1,3 +1,4 @@
+import { EditorView } from "@codemirror/view";
 import type { Channel } from "@tauri-apps/api/core";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
@@ -164,11 +165,39 @@ function renderPane(active = true) {
   );
 }
 
-const input = () => screen.getByTestId<HTMLTextAreaElement>("parser-input");
+const input = () => screen.getByTestId("parser-input");
 const requests = () => screen.queryAllByTestId("parser-request");
 
+/** The reply editor's CodeMirror view. */
+function editor(): EditorView {
+  const view = EditorView.findFromDOM(input());
+  if (!view) throw new Error("the reply editor is not mounted");
+  return view;
+}
+
+const editorText = () => editor().state.doc.toString();
+
+/** The editor's selection as [from, to]. */
+function editorSelection(): [number, number] {
+  const { from, to } = editor().state.selection.main;
+  return [from, to];
+}
+
+/** Replaces the reply the way typing does: an "input.type" transaction (debounced parse). */
 function typeReply(text: string) {
-  fireEvent.change(input(), { target: { value: text } });
+  const view = editor();
+  act(() => {
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: "input.type" });
+  });
+}
+
+/** Selects all and pastes `text` with a real paste event, which CodeMirror's handler reads. */
+function pasteReply(text: string) {
+  const view = editor();
+  act(() => {
+    view.dispatch({ selection: { anchor: 0, head: view.state.doc.length } });
+  });
+  fireEvent.paste(view.contentDOM, { clipboardData: { getData: (type: string) => (type === "text/plain" ? text : "") } });
 }
 
 async function parseReply(text = REPLY) {
@@ -187,6 +216,9 @@ function mark(id: string): HTMLElement {
 
 beforeEach(() => {
   Element.prototype.scrollIntoView = vi.fn();
+  // jsdom has no layout and no Range geometry; CodeMirror measures text ranges (empty is fine).
+  Range.prototype.getClientRects = () => document.createElement("div").getClientRects();
+  Range.prototype.getBoundingClientRect = () => document.createElement("div").getBoundingClientRect();
 });
 
 afterEach(() => {
@@ -297,14 +329,12 @@ describe("ParserPane parsing", () => {
     const second = requests()[1];
     if (!second) throw new Error("no second request");
     fireEvent.click(within(second).getByRole("button", { name: /workspace_read/ }));
-    expect(input().selectionStart).toBe(REPLY.indexOf(BLOCK_B));
-    expect(input().selectionEnd).toBe(REPLY.indexOf(BLOCK_B) + BLOCK_B.length);
+    expect(editorSelection()).toEqual([REPLY.indexOf(BLOCK_B), REPLY.indexOf(BLOCK_B) + BLOCK_B.length]);
     expect(mark("r1").classList.contains("is-selected")).toBe(true);
     expect(second.classList.contains("is-selected")).toBe(true);
 
     fireEvent.click(screen.getAllByTestId("parser-diagnostic")[1]?.querySelector("button") ?? second);
-    expect(input().selectionStart).toBe(REPLY.indexOf(DUPLICATE));
-    expect(input().selectionEnd).toBe(REPLY.indexOf(DUPLICATE) + DUPLICATE.length);
+    expect(editorSelection()).toEqual([REPLY.indexOf(DUPLICATE), REPLY.indexOf(DUPLICATE) + DUPLICATE.length]);
 
     // Clicking a mark in the text selects its item.
     fireEvent.click(mark("d0"));
@@ -445,7 +475,7 @@ describe("ParserPane parsing", () => {
     const alert = await screen.findByTestId("parser-error");
     expect(alert.dataset.kind).toBe("unknown_format");
     expect(alert.textContent).toContain("unknown format 'nope'; known: vcp, hermes");
-    expect(input().value).toBe("anything");
+    expect(editorText()).toBe("anything");
   });
 
   it("renders reply and result text as inert text", async () => {
@@ -523,21 +553,19 @@ describe("ParserPane parsing", () => {
     const flush = async () => {
       for (let i = 0; i < 5; i += 1) await Promise.resolve();
     };
-    const send = (value: string, inputType: string) => {
-      const descriptor = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value");
-      descriptor?.set?.call(input(), value);
-      input().dispatchEvent(new InputEvent("input", { bubbles: true, inputType }));
-    };
-    send(REPLY.slice(0, 20), "insertText");
+    typeReply(REPLY.slice(0, 20));
     await flush();
     expect(only(calls, "parse_reply")).toHaveLength(0);
     // No timer has run yet: only the paste itself can have asked for this parse.
-    send(REPLY, "insertFromPaste");
+    pasteReply(REPLY);
     await flush();
     expect(only(calls, "parse_reply").map((c) => c.args.text)).toEqual([REPLY]);
-    send(`${REPLY}\n`, "insertFromDrop");
+    expect(editorText()).toBe(REPLY);
+    // A drop, through CodeMirror's drop handler (where it lands depends on layout, which jsdom lacks).
+    fireEvent.drop(editor().contentDOM, { dataTransfer: { getData: (type: string) => (type === "Text" ? "\n" : ""), files: [] } });
     await flush();
-    expect(only(calls, "parse_reply")).toHaveLength(2);
+    expect(editorText()).toHaveLength(REPLY.length + 1);
+    expect(only(calls, "parse_reply").map((c) => c.args.text)).toEqual([REPLY, editorText()]);
     await waitFor(() => {
       expect(requests()).toHaveLength(2);
     });
@@ -556,7 +584,7 @@ describe("ParserPane parsing", () => {
     });
     renderPane();
     typeReply(big.slice(0, 1_000_000));
-    typeReply(big);
+    pasteReply(big);
     await waitFor(
       () => {
         expect(requests()).toHaveLength(2);
@@ -565,7 +593,7 @@ describe("ParserPane parsing", () => {
     );
     expect(texts).toHaveLength(1);
     expect(texts[0] === big).toBe(true);
-    expect(input().value.length).toBe(big.length);
+    expect(editor().state.doc.length).toBe(big.length);
     const view = screen.getByTestId("parser-annotated");
     expect(view.dataset.mode).toBe("excerpts");
     expect(view.textContent.length).toBeLessThan(5_000);
@@ -593,7 +621,7 @@ describe("ParserPane parsing", () => {
     expect(view.dataset.mode).toBe("excerpts");
     expect(mark("r0").textContent).toBe(BLOCK_A);
     expect(view.textContent.length).toBeLessThan(2_000);
-    expect(input().value).toBe(big);
+    expect(editorText()).toBe(big);
   });
 });
 
@@ -768,6 +796,34 @@ describe("ParserPane run all", () => {
     expect(only(calls, "answer_confirmation")[2]?.args).toEqual({ confirmationId: "c3", approve: false });
     expect(screen.queryByTestId("confirm-dialog")).toBeNull();
 
+    await act(async () => {
+      done.resolve(outcome(REPLY, [OK_RESULT, BAD_RESULT], "block"));
+      await done.promise;
+    });
+  });
+
+  it("leaves Ctrl+Enter and Esc typed in the editor to the pane; its label focuses it", async () => {
+    const { calls, done, state } = runMock();
+    renderPane();
+    await parseReply();
+    fireEvent.click(screen.getByText("Model reply"));
+    const content = editor().contentDOM;
+    expect(document.activeElement).toBe(content);
+    expect(content.getAttribute("aria-labelledby")).toBe(screen.getByText("Model reply").id);
+
+    fireEvent.keyDown(content, { key: "Enter", ctrlKey: true });
+    await waitFor(() => {
+      expect(state.channel).not.toBeNull();
+    });
+    expect(editorText()).toBe(REPLY);
+    // With a selection in the editor, Esc still cancels the run rather than collapsing it.
+    act(() => {
+      editor().dispatch({ selection: { anchor: 0, head: 5 } });
+    });
+    fireEvent.keyDown(content, { key: "Escape" });
+    await waitFor(() => {
+      expect(only(calls, "cancel_run")).toHaveLength(1);
+    });
     await act(async () => {
       done.resolve(outcome(REPLY, [OK_RESULT, BAD_RESULT], "block"));
       await done.promise;

@@ -16,6 +16,8 @@ import { DiagnosticList } from "./DiagnosticList";
 import { matchResults } from "./matchResults";
 import { ErrorNotice, ParseSummary } from "./ParseSummary";
 import { AUTO_FORMAT, ReplyEditor } from "./ReplyEditor";
+import type { ReplyInputHandle } from "./ReplyInput";
+import { ReplyText } from "./replyText";
 import { RequestList } from "./RequestList";
 import { REGISTRY, RequestToolsPicker, requestToolsChoice, sameTools } from "./RequestToolsPicker";
 import { RunPanel } from "./RunPanel";
@@ -30,8 +32,9 @@ import { useRun } from "./useRun";
 
 export function ParserPane({ active }: { active: boolean }) {
   const { loadIntoExecutor } = useWorkbench();
-  const textarea = useRef<HTMLTextAreaElement>(null);
-  const [text, setText] = useState("");
+  const editor = useRef<ReplyInputHandle>(null);
+  // Kept unjoined: typing passes the document along, and the string is built when needed.
+  const [text, setText] = useState(ReplyText.empty);
   const [format, setFormat] = useState(AUTO_FORMAT);
   const [toolsSource, setToolsSource] = useState(REGISTRY);
   const [pastedTools, setPastedTools] = useState("");
@@ -60,58 +63,57 @@ export function ParserPane({ active }: { active: boolean }) {
   const matched = useMemo(() => matchResults(snapshot, run), [snapshot, run]);
 
   const onTextChange = useCallback(
-    (value: string, whole: boolean) => {
+    (value: ReplyText, whole: boolean) => {
       setText(value);
       // A paste or a drop is a whole reply: waiting for more typing would only delay it.
-      if (whole) parseNow(value, formatArg, tools, strict);
-      else schedule(value, formatArg, tools, strict);
+      if (whole) parseNow(value.toString(), formatArg, tools, strict);
+      else schedule(() => value.toString(), formatArg, tools, strict);
     },
     [schedule, parseNow, formatArg, tools, strict],
   );
 
   const onFormatChange = (next: string) => {
     setFormat(next);
-    parseNow(text, next === AUTO_FORMAT ? null : next, tools, strict);
+    parseNow(text.toString(), next === AUTO_FORMAT ? null : next, tools, strict);
   };
 
   const onToolsSourceChange = (next: string) => {
     setToolsSource(next);
-    parseNow(text, formatArg, requestToolsChoice(next, pastedTools), strict);
+    parseNow(text.toString(), formatArg, requestToolsChoice(next, pastedTools), strict);
   };
 
   const onStrictChange = (next: boolean) => {
     setStrict(next);
-    parseNow(text, formatArg, tools, next);
+    parseNow(text.toString(), formatArg, tools, next);
   };
 
   const onPastedToolsChange = (next: string) => {
     setPastedTools(next);
-    schedule(text, formatArg, requestToolsChoice(toolsSource, next), strict);
+    schedule(() => text.toString(), formatArg, requestToolsChoice(toolsSource, next), strict);
   };
 
   const runAll = () => {
-    if (running || text === "") return;
+    if (running || text.length === 0) return;
+    const value = text.toString();
     if (
-      snapshot?.text !== text ||
+      snapshot?.text !== value ||
       snapshot.format !== formatArg ||
       !sameTools(snapshot.tools, tools) ||
       snapshot.strict !== strict
     ) {
-      parseNow(text, formatArg, tools, strict);
+      parseNow(value, formatArg, tools, strict);
     }
-    void start(text, formatArg, tools);
+    void start(value, formatArg, tools);
   };
 
   const selectFromList = useCallback(
     (id: string) => {
       setSelection({ id, source: "list" });
       const annotation = view?.byId.get(id);
-      const area = textarea.current;
+      const input = editor.current;
       // Select the span in the editor too, when the editor still holds the parsed text.
-      if (!annotation || !area || !view || area.value !== snapshot?.text) return;
-      area.setSelectionRange(annotation.start, annotation.end);
-      const ratio = (annotation.position.line - 1) / Math.max(1, view.map.lineCount);
-      area.scrollTop = Math.max(0, ratio * area.scrollHeight - area.clientHeight / 3);
+      if (!annotation || !input || !snapshot || !input.getText().equals(snapshot.text)) return;
+      input.select(annotation.start, annotation.end);
     },
     [view, snapshot],
   );
@@ -163,14 +165,14 @@ export function ParserPane({ active }: { active: boolean }) {
       <FormatProblems problems={formatProblems} />
       <div className="parser-top">
         <ReplyEditor
-          textareaRef={textarea}
+          editorRef={editor}
           length={text.length}
           onTextChange={onTextChange}
           format={format}
           protocols={protocols}
           onFormatChange={onFormatChange}
           onParse={() => {
-            parseNow(text, formatArg, tools, strict);
+            parseNow(text.toString(), formatArg, tools, strict);
           }}
           onRunAll={runAll}
           onCancel={cancel}
@@ -203,7 +205,7 @@ export function ParserPane({ active }: { active: boolean }) {
       />
       <ParseSummary
         reply={snapshot?.reply ?? null}
-        stale={snapshot !== null && snapshot.text !== text}
+        stale={snapshot !== null && !text.equals(snapshot.text)}
         pending={parser.pending}
         error={parser.error}
       />

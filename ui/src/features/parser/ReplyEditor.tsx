@@ -1,20 +1,21 @@
 /**
- * Where the model reply goes: a plain, uncontrolled textarea (a 5 MB paste stays fast: React
- * never writes the value back, and nothing heavy runs per keystroke), the format select ("auto"
- * or a protocol), and the Parse / Run all / Cancel actions.
+ * Where the model reply goes: the reply editor (CodeMirror, uncontrolled, so a 5 MB paste stays
+ * fast), the format select ("auto" or a protocol), and the Parse / Run all / Cancel actions.
  */
-import type { Ref } from "react";
+import { useId, type RefObject } from "react";
 
 import type { ProtocolInfo } from "../../lib/ipc";
 import { plural } from "./format";
+import { ReplyInput, type ReplyInputHandle } from "./ReplyInput";
+import type { ReplyText } from "./replyText";
 
 export const AUTO_FORMAT = "auto";
 
 interface Props {
-  textareaRef: Ref<HTMLTextAreaElement>;
+  editorRef: RefObject<ReplyInputHandle | null>;
   length: number;
   /** `whole` is true when the change pasted or dropped text rather than typed it. */
-  onTextChange: (text: string, whole: boolean) => void;
+  onTextChange: (text: ReplyText, whole: boolean) => void;
   format: string;
   protocols: readonly ProtocolInfo[];
   onFormatChange: (format: string) => void;
@@ -26,7 +27,7 @@ interface Props {
 }
 
 export function ReplyEditor({
-  textareaRef,
+  editorRef,
   length,
   onTextChange,
   format,
@@ -38,25 +39,20 @@ export function ReplyEditor({
   running,
   cancelling,
 }: Props) {
+  const labelId = useId();
   return (
     <div className="parser-editor">
-      <label className="parser-label" htmlFor="parser-input">
+      {/* The editor is no form control, so the label names it by id and focuses it on a click. */}
+      <label
+        id={labelId}
+        className="parser-label"
+        onClick={() => {
+          editorRef.current?.focus();
+        }}
+      >
         Model reply
       </label>
-      <textarea
-        id="parser-input"
-        ref={textareaRef}
-        className="parser-input"
-        data-testid="parser-input"
-        spellCheck={false}
-        autoComplete="off"
-        placeholder="Paste a model reply with tool calls…"
-        onChange={(event) => {
-          const native = event.nativeEvent;
-          const inputType = native instanceof InputEvent ? native.inputType : "";
-          onTextChange(event.currentTarget.value, inputType === "insertFromPaste" || inputType === "insertFromDrop");
-        }}
-      />
+      <ReplyInput ref={editorRef} labelledBy={labelId} onChange={onTextChange} />
       <div className="parser-toolbar">
         <label className="parser-format">
           <span>Format</span>

@@ -8,16 +8,19 @@ import { memo, useState } from "react";
 
 import { formatCount, formatDuration } from "../../lib/format";
 import { ErrorNotice } from "./ParseSummary";
+import type { ReplyText } from "./replyText";
 import type { ReplayCallView, ReplayFrame } from "./replayModel";
 import { SPEEDS, useReplay } from "./useReplay";
 
 const DELTA_SIZES = [1, 4, 16, 64] as const;
 
-export function StreamReplayView({ text, format }: { text: string; format: string | null }) {
+// The editor's text comes unjoined (see ReplyText): it is made a string only to stream it, or
+// to compare it with a loaded replay.
+export function StreamReplayView({ text, format }: { text: ReplyText; format: string | null }) {
   const replay = useReplay();
   const [deltaBytes, setDeltaBytes] = useState<number>(4);
   const { frame, index } = replay;
-  const stale = replay.source !== null && (replay.source.text !== text || replay.source.format !== format);
+  const stale = replay.source !== null && (!text.equals(replay.source.text) || replay.source.format !== format);
 
   return (
     <details className="parser-replay" data-testid="replay">
@@ -59,8 +62,8 @@ export function StreamReplayView({ text, format }: { text: string; format: strin
           type="button"
           className="button parser-button-primary"
           data-testid="replay-start"
-          disabled={text === "" || replay.loading}
-          onClick={() => void replay.load(text, format, deltaBytes)}
+          disabled={text.length === 0 || replay.loading}
+          onClick={() => void replay.load(text.toString(), format, deltaBytes)}
         >
           {replay.loading ? "Streaming…" : index ? "Replay again" : "Replay"}
         </button>

@@ -71,15 +71,17 @@ export function useParser() {
     [stopTimer],
   );
 
+  // `text` may be a function giving the text when the timer fires: typing in a 5 MB reply then
+  // builds its string once per pause, not once per keystroke.
   const schedule = useCallback(
-    (text: string, format: string | null, tools: RequestToolsChoice | null = null, strict = false) => {
+    (text: string | (() => string), format: string | null, tools: RequestToolsChoice | null = null, strict = false) => {
       stopTimer();
       // Anything in flight is for older text now.
       latest.current += 1;
       setState((previous) => (previous.pending ? previous : { ...previous, pending: true }));
       timer.current = setTimeout(() => {
         timer.current = null;
-        parseNow(text, format, tools, strict);
+        parseNow(typeof text === "string" ? text : text(), format, tools, strict);
       }, PARSE_DEBOUNCE_MS);
     },
     [parseNow, stopTimer],
