@@ -6,6 +6,7 @@
 //! `src-tauri/capabilities/` apply to them. The app opens no network port.
 
 pub mod commands;
+pub mod elicitations;
 pub mod error;
 pub mod sources;
 pub mod state;
@@ -36,8 +37,12 @@ pub fn run() {
                 )
             });
             state.start(data_dir.as_deref().map_err(Clone::clone));
-            commands::settings::apply_stored(handle, &state);
+            commands::settings::apply_stored(&state);
             forward_source_changes(handle.clone(), &state);
+            let announcer = handle.clone();
+            state.elicitations.set_announcer(move || {
+                let _ = announcer.emit(elicitations::CHANGED, ());
+            });
             Ok(())
         })
         .run(tauri::generate_context!())

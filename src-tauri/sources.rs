@@ -15,7 +15,7 @@ use toolscope_engine::Registry;
 use toolscope_http::{HttpToolSet, ReloadReport};
 use toolscope_imported::ImportedSets;
 use toolscope_mcp::sources::{SourceFiles, SourceOptions};
-use toolscope_mcp::McpSources;
+use toolscope_mcp::{ClientHooks, McpSources};
 use toolscope_wasm::{WasmRuntime, WasmToolSet};
 
 /// How often the HTTP tool directory is checked for edits made outside the app.
@@ -40,13 +40,19 @@ pub struct ToolSources {
 }
 
 impl ToolSources {
-    /// Opens them all under `data_dir`; returns warnings worth showing once.
-    pub fn open(registry: &Arc<Registry>, data_dir: &Path) -> (Self, Vec<String>) {
-        let (mcp, mut notices) = McpSources::open(
-            Arc::clone(registry),
-            SourceOptions::default(),
-            SourceFiles::in_dir(data_dir),
-        );
+    /// Opens them all under `data_dir`; returns warnings worth showing once. What MCP servers
+    /// ask during calls goes to `hooks`.
+    pub fn open(
+        registry: &Arc<Registry>,
+        data_dir: &Path,
+        hooks: ClientHooks,
+    ) -> (Self, Vec<String>) {
+        let options = SourceOptions {
+            hooks,
+            ..SourceOptions::default()
+        };
+        let (mcp, mut notices) =
+            McpSources::open(Arc::clone(registry), options, SourceFiles::in_dir(data_dir));
         let http = match HttpToolSet::new(data_dir.join("http-tools"), Arc::clone(registry)) {
             Ok(set) => Some(Arc::new(set)),
             Err(e) => {

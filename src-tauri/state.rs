@@ -17,6 +17,7 @@ use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_llm::profiles::ProfileStore;
 use toolscope_protocol::ProtocolSet;
 
+use crate::elicitations::ElicitationDesk;
 use crate::error::{CommandError, CommandErrorKind};
 use crate::sources::ToolSources;
 
@@ -42,6 +43,8 @@ pub struct AppState {
     data_dir: OnceLock<PathBuf>,
     /// The tool sources (MCP, HTTP, WASM, imported), once startup has opened them.
     sources: OnceLock<ToolSources>,
+    /// What MCP servers asked the person and wait for (elicitations).
+    pub elicitations: Arc<ElicitationDesk>,
 }
 
 impl Default for AppState {
@@ -59,6 +62,7 @@ impl Default for AppState {
             agent_confirmations: Arc::new(Mutex::new(HashMap::new())),
             data_dir: OnceLock::new(),
             sources: OnceLock::new(),
+            elicitations: Arc::default(),
         }
     }
 }
@@ -114,7 +118,8 @@ impl AppState {
             builtin::synthetic::register(&self.registry, count)
                 .map_err(|e| CommandError::new(CommandErrorKind::Registry, e.to_string()))?;
         }
-        let (sources, notices) = ToolSources::open(&self.registry, data_dir);
+        let hooks = crate::elicitations::hooks(&self.elicitations);
+        let (sources, notices) = ToolSources::open(&self.registry, data_dir, hooks);
         lock(&self.notices).extend(notices);
         sources.start();
         let _ = self.sources.set(sources);
@@ -141,7 +146,8 @@ impl AppState {
         }
     }
 
-    fn data_dir(&self) -> Result<&Path, CommandError> {
+    /// Where the app keeps its files (settings, history, profiles, ...), once startup knows it.
+    pub fn data_dir(&self) -> Result<&Path, CommandError> {
         self.data_dir.get().map(PathBuf::as_path).ok_or_else(|| {
             CommandError::new(CommandErrorKind::NotReady, "the app is still starting")
         })

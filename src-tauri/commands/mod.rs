@@ -4,11 +4,14 @@
 
 pub mod agent;
 pub mod agent_export;
+pub mod config;
 pub mod discovery;
+pub mod elicitation;
 pub mod executor;
 pub mod export;
 pub mod history;
 pub mod imported;
+pub mod metrics;
 pub mod parser;
 pub mod settings;
 pub mod sources;
@@ -30,6 +33,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             executor::run_reply,
             executor::cancel_run,
             executor::answer_confirmation,
+            elicitation::elicitations_pending,
+            elicitation::answer_elicitation,
             history::history_list,
             history::history_export,
             export::export_call,
@@ -37,6 +42,9 @@ pub fn builder() -> Builder<tauri::Wry> {
             settings::get_settings,
             settings::save_settings,
             settings::startup_notices,
+            config::config_load,
+            config::config_save,
+            metrics::metrics_report,
             sources::mcp_servers,
             sources::mcp_add,
             sources::mcp_update,

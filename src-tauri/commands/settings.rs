@@ -1,23 +1,34 @@
 //! Settings commands: ToolCallConfig, last protocol, pane layout and theme, kept in
-//! tauri-plugin-store (`settings.json` in the app data dir). The engine reads the config from
-//! [`AppState`], which is updated whenever settings are saved.
+//! `settings.json` in the app data dir (`{"settings": {...}}`). The engine reads the config from
+//! [`AppState`], which is updated whenever settings are saved, so the next run uses it.
 //!
-//! The store ignores a file it cannot parse and overwrites it with the next save
-//! (TAURI-NOTES.md), so at startup a settings file that is not usable is moved aside first
-//! ([`set_aside_if_unusable`]) and the move is shown as a startup notice.
+//! Every save reads the file, changes it and replaces it whole through
+//! [`toolscope_engine::files::write_atomically`] under one lock: a crash mid-save leaves the
+//! previous file, and two saves (a theme change, a tool toggle, the Settings view) never
+//! interleave and lose one's change. (tauri-plugin-store, which kept this file before, writes in
+//! place and ignores a file it cannot parse, overwriting it with the next save; TAURI-NOTES.md.)
+//! A settings file that is not usable is moved aside at startup ([`set_aside_if_unusable`]) and
+//! the move is shown as a startup notice.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
-use tauri::{AppHandle, Runtime, State};
-use tauri_plugin_store::StoreExt;
+use serde_json::{Map, Value};
+use tauri::State;
+use toolscope_engine::files::{set_aside, write_atomically};
 use toolscope_engine::ToolCallConfig;
 
+use crate::commands::config;
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::{lock, AppState};
 
 const STORE_FILE: &str = "settings.json";
 const SETTINGS_KEY: &str = "settings";
+
+/// Held from reading the file to replacing it, so concurrent saves apply one after another.
+static WRITING: Mutex<()> = Mutex::new(());
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -32,7 +43,7 @@ pub enum Theme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
 pub struct Layout {
-    /// The pane shown at start: discovery, parser, executor, sources or agent.
+    /// The pane shown at start: discovery, parser, executor, sources, agent, metrics or settings.
     pub active_pane: String,
     /// Width of the Discovery list as a fraction of the window (0.2 – 0.8).
     pub discovery_split: f64,
@@ -74,11 +85,38 @@ fn settings_error(error: impl std::fmt::Display) -> CommandError {
     CommandError::new(CommandErrorKind::Settings, error.to_string())
 }
 
-/// Reads the stored settings; missing fields take defaults. An unreadable value is reported
-/// (not silently replaced) and defaults are used until the next save.
-pub fn load<R: Runtime>(app: &AppHandle<R>) -> Result<Settings, CommandError> {
-    let store = app.store(STORE_FILE).map_err(settings_error)?;
-    match store.get(SETTINGS_KEY) {
+/// The settings file of this app (in its data directory).
+pub fn settings_path(state: &AppState) -> Result<PathBuf, CommandError> {
+    Ok(state.data_dir()?.join(STORE_FILE))
+}
+
+/// The file's JSON object; `None` when there is no file yet.
+fn read_object(path: &Path) -> Result<Option<Map<String, Value>>, CommandError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(settings_error(format!(
+                "the settings file {} could not be read: {e}",
+                path.display()
+            )))
+        }
+    };
+    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        settings_error(format!(
+            "the settings file {} is not a JSON object: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Reads the settings stored at `path`; missing fields (and a missing file) take defaults. An
+/// unreadable value is reported, not silently replaced.
+pub fn read(path: &Path) -> Result<Settings, CommandError> {
+    let Some(mut stored) = read_object(path)? else {
+        return Ok(Settings::default());
+    };
+    match stored.remove(SETTINGS_KEY) {
         None => Ok(Settings::default()),
         Some(value) => serde_json::from_value(value).map_err(|e| {
             settings_error(format!(
@@ -88,9 +126,69 @@ pub fn load<R: Runtime>(app: &AppHandle<R>) -> Result<Settings, CommandError> {
     }
 }
 
-/// Moves the settings file at `path` aside (`settings.json.corrupt-<unix ms>`) if the store
-/// could not use it: not a JSON object, or settings of the wrong shape. Returns the notice
-/// that tells the user, if there is anything to tell. A missing file is fine (first start).
+/// Replaces the settings at `path` in one atomic write, keeping the file's other keys. A file
+/// that became unparsable since startup is moved aside first rather than overwritten.
+fn write(path: &Path, settings: &Settings) -> Result<(), CommandError> {
+    let mut stored = match std::fs::read(path) {
+        Ok(bytes) => match serde_json::from_slice::<Map<String, Value>>(&bytes) {
+            Ok(stored) => stored,
+            Err(_) => {
+                set_aside(path, "corrupt").map_err(|e| {
+                    settings_error(format!(
+                        "the settings file {} is unreadable and could not be moved aside ({e}); nothing was saved",
+                        path.display()
+                    ))
+                })?;
+                Map::new()
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Err(e) => {
+            return Err(settings_error(format!(
+                "the settings file {} could not be read ({e}); nothing was saved",
+                path.display()
+            )))
+        }
+    };
+    let value = serde_json::to_value(settings).map_err(settings_error)?;
+    stored.insert(SETTINGS_KEY.to_owned(), value);
+    let bytes = serde_json::to_vec_pretty(&stored).map_err(settings_error)?;
+    write_atomically(path, &bytes).map_err(|e| {
+        settings_error(format!(
+            "the settings could not be saved to {} ({e}); nothing was changed",
+            path.display()
+        ))
+    })
+}
+
+/// Reads the stored settings, lets `change` edit them (it may refuse), writes them and applies
+/// the config to the engine: all under one lock, and nothing written or applied on a refusal.
+/// Stored settings that cannot be read are not guessed at: the change is refused.
+pub fn update(
+    state: &AppState,
+    change: impl FnOnce(&mut Settings) -> Result<(), CommandError>,
+) -> Result<Settings, CommandError> {
+    let path = settings_path(state)?;
+    let _writing = lock(&WRITING);
+    let mut settings = read(&path)?;
+    change(&mut settings)?;
+    write(&path, &settings)?;
+    state.set_config(settings.config.clone());
+    Ok(settings)
+}
+
+/// Stores `settings` whole and applies the config (what `save_settings` does).
+pub fn replace(state: &AppState, settings: Settings) -> Result<Settings, CommandError> {
+    let path = settings_path(state)?;
+    let _writing = lock(&WRITING);
+    write(&path, &settings)?;
+    state.set_config(settings.config.clone());
+    Ok(settings)
+}
+
+/// Moves the settings file at `path` aside (`settings.json.corrupt-<unix ms>`) if it cannot be
+/// used: not a JSON object, or settings of the wrong shape. Returns the notice that tells the
+/// user, if there is anything to tell. A missing file is fine (first start).
 pub fn set_aside_if_unusable(path: &Path) -> Option<String> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
@@ -102,9 +200,8 @@ pub fn set_aside_if_unusable(path: &Path) -> Option<String> {
             ))
         }
     };
-    // The same shape the store reads: one JSON object of keys to values.
-    let problem = match serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes)
-    {
+    // The shape `read` expects: one JSON object of keys to values.
+    let problem = match serde_json::from_slice::<Map<String, Value>>(&bytes) {
         Err(e) => format!("it is not a JSON object: {e}"),
         Ok(stored) => match stored
             .get(SETTINGS_KEY)
@@ -115,7 +212,7 @@ pub fn set_aside_if_unusable(path: &Path) -> Option<String> {
             None | Some(Ok(_)) => return None,
         },
     };
-    Some(match toolscope_engine::files::set_aside(path, "corrupt") {
+    Some(match set_aside(path, "corrupt") {
         Ok(aside) => format!(
             "The settings file {} could not be used ({problem}). It was moved to {} and the default settings are used.",
             path.display(),
@@ -128,76 +225,62 @@ pub fn set_aside_if_unusable(path: &Path) -> Option<String> {
     })
 }
 
-/// Applies the stored settings to the engine at startup, after setting aside a settings file
-/// the store could not use (before the store first reads it).
-pub fn apply_stored<R: Runtime>(app: &AppHandle<R>, state: &AppState) {
-    match tauri_plugin_store::resolve_store_path(app, STORE_FILE) {
-        Ok(path) => {
-            if let Some(notice) = set_aside_if_unusable(&path) {
-                lock(&state.notices).push(notice);
-            }
+/// Applies the stored settings to the engine at startup (after [`AppState::start`]), after
+/// setting aside a settings file that cannot be used.
+pub fn apply_stored(state: &AppState) {
+    let path = match settings_path(state) {
+        Ok(path) => path,
+        Err(e) => {
+            lock(&state.notices).push(format!(
+                "The settings file could not be located ({}); the default settings are used.",
+                e.message
+            ));
+            return;
         }
-        Err(e) => lock(&state.notices).push(format!(
-            "The settings file could not be located ({e}); the default settings are used."
-        )),
+    };
+    if let Some(notice) = set_aside_if_unusable(&path) {
+        lock(&state.notices).push(notice);
     }
-    match load(app) {
+    match read(&path) {
         Ok(settings) => state.set_config(settings.config),
         Err(error) => lock(&state.notices).push(error.message),
     }
 }
 
-fn validate(settings: &Settings) -> Result<(), CommandError> {
-    let config = &settings.config;
-    let problems: Vec<&str> = [
-        (config.timeout_ms == 0, "timeout_ms must be at least 1"),
-        (
-            config.max_tool_output_bytes == 0,
-            "max_tool_output_bytes must be at least 1",
-        ),
-        (
-            config.max_total_tool_calls == 0,
-            "max_total_tool_calls must be at least 1",
-        ),
-        (
-            !(0.2..=0.8).contains(&settings.layout.discovery_split),
-            "layout.discovery_split must be between 0.2 and 0.8",
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(bad, message)| bad.then_some(message))
-    .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(CommandError::new(
-            CommandErrorKind::InvalidInput,
-            problems.join("; "),
-        ))
+/// Problems of `settings` by field (`config.timeout_ms`, `layout.discovery_split`, ...).
+fn problems(settings: &Settings) -> BTreeMap<String, String> {
+    let mut found: BTreeMap<String, String> = config::field_problems(&settings.config)
+        .into_iter()
+        .map(|(field, problem)| (format!("config.{field}"), problem))
+        .collect();
+    if !(0.2..=0.8).contains(&settings.layout.discovery_split) {
+        found.insert(
+            "layout.discovery_split".to_owned(),
+            "must be between 0.2 and 0.8".to_owned(),
+        );
     }
+    found
+}
+
+fn validate(settings: &Settings) -> Result<(), CommandError> {
+    config::refuse_problems(problems(settings))
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn get_settings(app: AppHandle) -> Result<Settings, CommandError> {
-    load(&app)
+pub async fn get_settings(state: State<'_, AppState>) -> Result<Settings, CommandError> {
+    read(&settings_path(&state)?)
 }
 
 /// Validates, stores and applies settings; returns what was stored.
 #[tauri::command]
 #[specta::specta]
 pub async fn save_settings(
-    app: AppHandle,
     state: State<'_, AppState>,
     settings: Settings,
 ) -> Result<Settings, CommandError> {
     validate(&settings)?;
-    let store = app.store(STORE_FILE).map_err(settings_error)?;
-    let value = serde_json::to_value(&settings).map_err(settings_error)?;
-    store.set(SETTINGS_KEY, value);
-    store.save().map_err(settings_error)?;
-    state.set_config(settings.config.clone());
-    Ok(settings)
+    replace(&state, settings)
 }
 
 /// Problems found at startup that the user should see once (and then they are cleared).

@@ -14,6 +14,7 @@ import path from "node:path";
 
 import { agentConversation, agentRecorded, startModelServer } from "./lib/agent.mjs";
 import { pasteInto } from "./lib/editor.mjs";
+import { metricsScenario, settingsRemembered, settingsScenario } from "./lib/settingsMetrics.mjs";
 import { wasmRemembered, wasmScenario } from "./lib/wasm.mjs";
 import {
   APP_IDENTIFIER,
@@ -806,7 +807,7 @@ async function noListeningPortScenario() {
   }
 }
 
-// A settings file cut off in the middle of a save (the store writes it in place).
+// A settings file cut off in the middle of a write (by hand, or by a version that wrote it in place).
 const CORRUPT_SETTINGS = '{\n  "settings": {\n    "config": {\n      "timeout_ms": 30';
 
 async function corruptSettingsScenario() {
@@ -857,11 +858,18 @@ async function main() {
       modelServer = await startModelServer();
       await agentConversation({ browser, showPane, server: modelServer, xdg });
     });
+    await scenario("14 settings: the timeout changed in the Settings view is stored and reaches the Executor", () =>
+      settingsScenario({ browser, showPane, xdg }),
+    );
+    await scenario("15 metrics: every recorded run is counted, and a later run once the view is shown again", () =>
+      metricsScenario({ browser, showPane, xdg }),
+    );
     await scenario("8 no listening port: the app and its children (WebKit, MCP server) listen on no TCP/UDP port, under WebDriver and started directly", noListeningPortScenario);
     await scenario("5 restart: history survives with the same data dir, the approved server starts again, the WASM directory is remembered", restartScenario);
     await scenario("12 agent after the restart: the conversation is listed, opened and replayed unchanged", () =>
       agentRecorded({ browser, showPane }),
     );
+    await scenario("16 settings after the restart: the saved timeout is still shown", () => settingsRemembered({ browser, showPane }));
     await scenario("9 a corrupt settings file is set aside with a visible notice at the next start", corruptSettingsScenario);
   } finally {
     modelServer?.stop();

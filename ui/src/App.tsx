@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import { DiscoveryPane } from "./features/discovery/DiscoveryPane";
+import { ElicitationHost } from "./features/executor/ElicitationHost";
 import { useWorkbench, WorkbenchProvider, type PaneId } from "./lib/workbench";
 import { lazyPane } from "./shell/lazyPane";
 import { StartupNotices } from "./shell/StartupNotices";
@@ -11,6 +12,8 @@ const parser = lazyPane("Parser", () => import("./features/parser/ParserPane").t
 const executor = lazyPane("Executor", () => import("./features/executor/ExecutorPane").then((m) => m.ExecutorPane));
 const sources = lazyPane("Sources", () => import("./features/sources/SourcesPane").then((m) => m.SourcesPane));
 const agent = lazyPane("Agent", () => import("./features/agent/AgentPane").then((m) => m.AgentPane));
+const metrics = lazyPane("Metrics", () => import("./features/metrics/MetricsPane").then((m) => m.MetricsPane));
+const settings = lazyPane("Settings", () => import("./features/settings/SettingsPane").then((m) => m.SettingsPane));
 /** After the first pane is up, the others are fetched while the user reads it. */
 const PRELOAD_AFTER_MS = 1000;
 
@@ -20,6 +23,8 @@ function preloadPanes() {
   executor.preload().catch(() => undefined);
   sources.preload().catch(() => undefined);
   agent.preload().catch(() => undefined);
+  metrics.preload().catch(() => undefined);
+  settings.preload().catch(() => undefined);
 }
 
 const TABS = [
@@ -28,6 +33,8 @@ const TABS = [
   { id: "executor", label: "Executor" },
   { id: "sources", label: "Sources" },
   { id: "agent", label: "Agent" },
+  { id: "metrics", label: "Metrics" },
+  { id: "settings", label: "Settings" },
 ] as const;
 
 type TabId = PaneId;
@@ -42,7 +49,7 @@ export function App() {
 }
 
 /**
- * Header and the five workbench tabs. A pane is mounted when first shown and then stays
+ * Header and the workbench tabs. A pane is mounted when first shown and then stays
  * mounted, so nothing typed in it is lost.
  */
 function Shell() {
@@ -96,6 +103,7 @@ function Shell() {
         <ThemeSelect />
       </header>
       <StartupNotices />
+      <ElicitationHost />
       <div className="tabs" role="tablist" aria-label="Workbench" onKeyDown={onKeyDown}>
         {TABS.map((tab) => (
           <button
@@ -150,5 +158,9 @@ function Panel({ id, active }: { id: TabId; active: boolean }) {
       return <sources.Pane active={active} />;
     case "agent":
       return <agent.Pane active={active} />;
+    case "metrics":
+      return <metrics.Pane active={active} />;
+    case "settings":
+      return <settings.Pane active={active} />;
   }
 }

@@ -33,6 +33,14 @@ export const commands = {
 	cancelRun: (runId: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("cancel_run", { runId })),
 	/**  Answers a `confirmation_needed` event; false when nobody is waiting for it any more. */
 	answerConfirmation: (confirmationId: string, approve: boolean) => typedError<boolean, CommandError>(__TAURI_INVOKE("answer_confirmation", { confirmationId, approve })),
+	/**  The elicitations waiting for an answer, oldest first. */
+	elicitationsPending: () => typedError<PendingElicitation[], CommandError>(__TAURI_INVOKE("elicitations_pending")),
+	/**
+	 *  Answers one. Values that do not satisfy the requested schema are refused (`invalid_input`,
+	 *  saying what is wrong) and the elicitation keeps waiting; false when nobody waits for it any
+	 *  more (the server withdrew it).
+	 */
+	answerElicitation: (elicitationId: string, answer: ElicitationAnswer) => typedError<boolean, CommandError>(__TAURI_INVOKE("answer_elicitation", { elicitationId, answer })),
 	/**
 	 *  The entries matching `query` (every word, case-insensitive, in the name, arguments, result
 	 *  or error kind), newest first, from `offset` (0 when absent), at most `limit` (all when absent).
@@ -52,6 +60,19 @@ export const commands = {
 	saveSettings: (settings: Settings) => typedError<Settings, CommandError>(__TAURI_INVOKE("save_settings", { settings })),
 	/**  Problems found at startup that the user should see once (and then they are cleared). */
 	startupNotices: () => typedError<string[], CommandError>(__TAURI_INVOKE("startup_notices")),
+	/**  The config as the Settings view edits it: stored values, defaults, ranges and formats. */
+	configLoad: () => typedError<ConfigForm, CommandError>(__TAURI_INVOKE("config_load")),
+	/**
+	 *  Sets the given config fields (name to value; the others keep their stored values), checks
+	 *  the result, then stores and applies it. Refused as `invalid_input` with `details.fields`
+	 *  (field to problem) when any field is wrong, and then nothing is saved.
+	 */
+	configSave: (changes: { [key in string]: Value }) => typedError<ConfigForm, CommandError>(__TAURI_INVOKE("config_save", { changes })),
+	/**
+	 *  Calls, failures by kind, bytes and durations per tool and method over `range`, with a time
+	 *  series for the chart, from the run history.
+	 */
+	metricsReport: (range: MetricsRange) => typedError<MetricsReport, CommandError>(__TAURI_INVOKE("metrics_report", { range })),
 	mcpServers: () => typedError<SourceState[], CommandError>(__TAURI_INVOKE("mcp_servers")),
 	/**  Adds a server. A command line is not started until `mcp_approve`. */
 	mcpAdd: (config: McpServerConfig) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_add", { config })),
@@ -207,6 +228,14 @@ export type AssembledReply = {
 	usage: Usage | null,
 };
 
+/**  Calls and failures in one bucket of the series. */
+export type Bucket = {
+	/**  Start of the bucket, unix milliseconds; it covers `[start_ms, start_ms + bucket_ms)`. */
+	start_ms: number,
+	calls: number,
+	failures: number,
+};
+
 /**  Whether the host runs requests as soon as they are parsed or waits for the user. */
 export type CallMode = "auto" | "manual";
 
@@ -218,6 +247,35 @@ export type CallProgress = {
 	/**  The value `progress` reaches when done, when the tool knows it. */
 	total: number | null,
 	message: string | null,
+	/**
+	 *  Set when the tool runs the call as a task of its own (an MCP task-augmented
+	 *  `tools/call`): the UI shows a running task and where it stands.
+	 */
+	task: TaskProgress | null,
+};
+
+/**  The figures of one method, one tool, or all calls. */
+export type CallStats = {
+	calls: number,
+	successes: number,
+	failures: number,
+	/**
+	 *  Failures per [`ErrorKind`](toolscope_protocol::result::ErrorKind) string (`"timeout"`,
+	 *  `"tool_error"`, ...; [`UNCLASSIFIED`] for an unclassified one), by name.
+	 */
+	failures_by_kind: { [key in string]: number },
+	/**  Calls whose output was cut by the output cap. */
+	truncated: number,
+	/**  Sum of the arguments' compact JSON lengths. */
+	bytes_in: number,
+	/**  Sum of the result texts' lengths in bytes. */
+	bytes_out: number,
+	/**  `None` when there were no calls. */
+	durations: DurationStats | null,
+	/**  Timestamp of the earliest call, unix milliseconds. */
+	first_ms: number | null,
+	/**  Timestamp of the latest call, unix milliseconds. */
+	last_ms: number | null,
 };
 
 /**  One call: its routing name, id and arguments. */
@@ -253,6 +311,20 @@ export type CommandErrorKind =
 "model" | 
 /**  An engine task failed unexpectedly (a bug worth reporting). */
 "internal";
+
+/**  What the Settings view needs to show and check the config. */
+export type ConfigForm = {
+	/**  The stored config, every field filled (defaults where the file says nothing). */
+	config: ToolCallConfig,
+	/**  What "reset to default" sets a field to. */
+	defaults: ToolCallConfig,
+	/**  Ranges of the whole-number fields, checked again on save. */
+	limits: NumberLimit[],
+	/**  The formats `protocol` may name: the built-in ones and the declared ones. */
+	protocols: string[],
+	/**  The settings file, for people who want to look at it. */
+	path: string,
+};
 
 /**  Why a run needs the user's approval. */
 export type ConfirmReason = 
@@ -326,6 +398,45 @@ export type DiagnosticCode = "unclosed_block" | "unclosed_value" | "missing_tool
 /**  The routing name does not resolve (reported at parse time with `strict_unknown_tool`). */
 "unknown_tool" | "internal_error";
 
+/**
+ *  Durations of a set of calls, in milliseconds.
+ * 
+ *  Percentiles are **nearest-rank**: over the `n` durations sorted ascending, the p-th
+ *  percentile is the value at 1-based rank `ceil(p / 100 * n)`. It is always a duration that
+ *  was actually measured (no interpolation), so p50 of `[1, 2, 3, 4]` is 2 and p95 of fewer
+ *  than 20 calls is their maximum.
+ */
+export type DurationStats = {
+	p50_ms: number | null,
+	p95_ms: number | null,
+	max_ms: number | null,
+};
+
+/**  `accept` sends values, `decline` says no, `cancel` dismisses without a decision. */
+export type ElicitAction = "accept" | "decline" | "cancel";
+
+/**  The person's answer, as MCP's `ElicitResult`. */
+export type ElicitationAnswer = {
+	action: ElicitAction,
+	/**  The values, only with `accept`; they must validate against the requested schema. */
+	content: { [key in string]: Value } | null,
+};
+
+/**  A server asks the person for input (form-mode `elicitation/create`). */
+export type ElicitationRequest = {
+	/**  The configured name of the server that asks. */
+	server: string,
+	/**  What the server says it needs, in its own words. */
+	message: string,
+	/**
+	 *  The restricted JSON Schema (flat object of strings, numbers, booleans and enums) the
+	 *  answer must satisfy.
+	 */
+	requested_schema: Value,
+	/**  The task the request belongs to, when the server sent it for a task-augmented call. */
+	task_id: string | null,
+};
+
 /**  A profile as the Agent pane shows it. */
 export type EndpointProfile = {
 	name: string,
@@ -342,7 +453,12 @@ export type EndpointProfile = {
 /**  The classified reasons a run can fail (DESIGN.md). */
 export type ErrorKind = "invalid_name" | "tool_not_found" | "method_not_found" | "not_agent_callable" | "invalid_args" | "denied" | "timeout" | "cancelled" | "tool_error" | "output_too_large" | 
 /**  A sandboxed tool (WASM) hit its memory cap. */
-"memory_limit" | "transport";
+"memory_limit" | "transport" | 
+/**
+ *  The tool's own rate limit (seed 004's `rate_limit`) had no free slot before the call's
+ *  deadline; the message says when to retry.
+ */
+"rate_limited";
 
 /**  A classified failure of one run. */
 export type ExecutionError = {
@@ -463,7 +579,7 @@ export type ImportReport = {
 };
 
 export type Layout = {
-	/**  The pane shown at start: discovery, parser, executor, sources or agent. */
+	/**  The pane shown at start: discovery, parser, executor, sources, agent, metrics or settings. */
 	active_pane?: string,
 	/**  Width of the Discovery list as a fraction of the window (0.2 – 0.8). */
 	discovery_split?: number | null,
@@ -513,9 +629,66 @@ export type MethodMetadata = {
 	output_schema?: Value | null,
 };
 
+/**  One method, by routing name. */
+export type MethodMetrics = {
+	/**  `{toolId}_{methodName}`, as recorded. */
+	routing_name: string,
+	/**
+	 *  The part after the last `_`; `None` when the recorded name has no `_` to split at (a
+	 *  call refused as `invalid_name`), which is then also its tool id.
+	 */
+	method: string | null,
+	stats: CallStats,
+};
+
 export type MethodView = {
 	routing_name: string,
 	meta: MethodMetadata,
+};
+
+/**  The summary of the calls a [`MetricsQuery`] selects. */
+export type Metrics = {
+	/**  The query this answers. */
+	query: MetricsQuery,
+	totals: CallStats,
+	/**  By calls, most first, then by tool id. */
+	tools: ToolMetrics[],
+	series: TimeSeries,
+};
+
+/**  What to summarise. Every field is optional; the default is everything in the history. */
+export type MetricsQuery = {
+	/**  Only calls at or after this time, unix milliseconds (inclusive). */
+	since_ms?: number | null,
+	/**  Only calls before this time, unix milliseconds (exclusive). */
+	until_ms?: number | null,
+	/**  Only calls to this tool id (the part of the routing name before its last `_`). */
+	tool?: string | null,
+};
+
+/**
+ *  Which calls to count. The ends take what `toolscope stats --since/--until` take: a duration
+ *  before now (`30m`, `24h`, `7d`), an RFC 3339 time or a date (`2025-06-01`, UTC).
+ */
+export type MetricsRange = {
+	/**  From this time on; none or blank: from the start of the history. */
+	since: string | null,
+	/**  Before this time (a date includes that day); none or blank: up to now. */
+	until: string | null,
+	/**  Only calls to this tool id; none or blank: every tool. */
+	tool: string | null,
+};
+
+/**  The metrics of a range, with what the view needs around them. */
+export type MetricsReport = {
+	/**  The engine's figures; `metrics.query` holds the range as resolved milliseconds. */
+	metrics: Metrics,
+	/**  Tool ids with calls in the range, whatever the tool filter: the filter's choices. */
+	tool_ids: string[],
+	/**  History lines that could not be read and are left out of the figures. */
+	skipped_lines: number,
+	/**  When the range was read (unix milliseconds): the end of a range left open. */
+	now_ms: number,
 };
 
 /**  A method's mock: its reply, after `latency_ms`. */
@@ -577,6 +750,14 @@ export type ModelInfo = {
 	native_protocol: string,
 };
 
+/**  The range a whole-number field accepts, inclusive. */
+export type NumberLimit = {
+	/**  The `ToolCallConfig` field (`timeout_ms`, ...). */
+	field: string,
+	min: number,
+	max: number,
+};
+
 /**  How a batch of requests from one reply is scheduled. */
 export type ParallelExecution = 
 /**  One after another, in reply order. */
@@ -630,6 +811,12 @@ export type ParsedToolRequest = {
 	 *  reply): JSON literals became values, the rest stayed text.
 	 */
 	typed_without_schema?: boolean,
+};
+
+/**  An elicitation waiting for the person. */
+export type PendingElicitation = {
+	elicitation_id: string,
+	request: ElicitationRequest,
 };
 
 /**  Per-protocol presentation overrides of a method. */
@@ -849,9 +1036,34 @@ export type StreamReplay = {
 	elapsed_ms: number | null,
 };
 
+/**  A call its tool runs as a task (MCP tasks): the task's id on the tool's side and its status. */
+export type TaskProgress = {
+	task_id: string,
+	status: TaskStatus,
+};
+
+/**  Where a task stands, in MCP's words; the last three are final. */
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
 export type Theme = 
 /**  Follow the operating system. */
 "system" | "light" | "dark";
+
+/**
+ *  Calls over time, for a chart: consecutive buckets (empty ones included) covering the range.
+ * 
+ *  The range is the query's `since_ms..until_ms`, an open end taken from the first or last
+ *  call. The width is the smallest of 1 min, 5 min, 15 min, 1 h, 6 h, 1 day, 7 days, 30 days,
+ *  365 days (then whole multiples of 365 days) that covers the range in at most
+ *  [`MAX_BUCKETS`] buckets. Buckets are aligned to whole multiples of their width since the
+ *  unix epoch, in UTC (so day buckets start at midnight UTC; 30 and 365 days are fixed lengths,
+ *  not calendar months or years).
+ */
+export type TimeSeries = {
+	bucket_ms: number,
+	/**  Empty when there were no calls and the query left an end of the range open. */
+	buckets: Bucket[],
+};
 
 /**  A record with its time. */
 export type TimedRecord = {
@@ -891,6 +1103,13 @@ export type ToolExecutionResult = {
 	duration_ms: number | null,
 	error?: ExecutionError | null,
 	truncated?: Truncation | null,
+};
+
+/**  One tool and its methods (by calls, most first, then by routing name). */
+export type ToolMetrics = {
+	tool_id: string,
+	stats: CallStats,
+	methods: MethodMetrics[],
 };
 
 /**  How the model is given its tools. */

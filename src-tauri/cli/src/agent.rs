@@ -57,9 +57,9 @@ pub struct AgentArgs {
     /// Ask before every call, not only the ones that are not read-only.
     #[arg(long)]
     manual: bool,
-    /// Run every call without asking.
+    /// Run every call without asking (and accept what MCP servers ask, with its defaults).
     #[arg(long, short)]
-    yes: bool,
+    pub(crate) yes: bool,
     /// auto, none, required, or a tool's name.
     #[arg(long, value_name = "CHOICE", default_value = "auto")]
     tool_choice: String,

@@ -75,7 +75,8 @@ pub struct ExecutionFlags {
     /// Output cap in bytes [default: from config, else 65536].
     #[arg(long, value_name = "BYTES")]
     max_output_bytes: Option<u64>,
-    /// Approve calls that need confirmation without asking.
+    /// Approve calls that need confirmation without asking, and accept what MCP servers ask
+    /// during a call (elicitation) with the requested schema's defaults.
     #[arg(long, short)]
     yes: bool,
     /// A ToolCallConfig JSON file.
@@ -122,7 +123,14 @@ fn parse_source(text: &str) -> Result<ToolSource, String> {
 
 pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
     if global.mcp_config.is_some() || global.http_tools.is_some() || !global.wasm_tools.is_empty() {
-        match setup::prepare_sources(&global).await {
+        // `--yes` also accepts what MCP servers ask during calls, with the schema's defaults.
+        let yes = match &command {
+            Command::Call(args) => args.flags.yes,
+            Command::Run(args) => args.flags.yes,
+            Command::Agent(args) => args.yes,
+            _ => false,
+        };
+        match setup::prepare_sources(&global, crate::mcp_client::hooks(yes)).await {
             Ok(prepared) => global.prepared = Some(prepared),
             Err(error) => {
                 eprintln!("error: {}", error.message);
@@ -240,7 +248,8 @@ fn executor(
         Arc::new(TerminalConfirmation)
     };
     let executor = Executor::new(setup::registry(global)?, ExecutorOptions::from(&config))
-        .with_confirmation(hook);
+        .with_confirmation(hook)
+        .with_progress(Arc::new(crate::mcp_client::TaskStatusOnStderr::default()));
     Ok((executor, config))
 }
 

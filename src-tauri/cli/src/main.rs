@@ -12,6 +12,7 @@ mod endpoints;
 mod eval;
 mod exit;
 mod imported;
+mod mcp_client;
 mod output;
 mod render;
 mod request_tools;

@@ -11,7 +11,7 @@ use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_http::HttpToolSet;
 use toolscope_imported::ImportedSets;
 use toolscope_mcp::sources::SourceOptions;
-use toolscope_mcp::{McpSources, SourceStatus};
+use toolscope_mcp::{ClientHooks, McpSources, SourceStatus};
 use toolscope_protocol::ProtocolSet;
 use toolscope_wasm::{WasmRuntime, WasmToolSet};
 
@@ -131,8 +131,12 @@ impl std::fmt::Debug for PreparedSources {
 
 /// Connects `--mcp-config` servers and loads `--http-tools` definitions and `--wasm-tools`. Giving the config
 /// file on the command line is the consent to start its command lines, which are printed
-/// first. A server or file that fails is reported on stderr; the others still load.
-pub async fn prepare_sources(global: &GlobalArgs) -> Result<PreparedSources, SetupError> {
+/// first. A server or file that fails is reported on stderr; the others still load. What the
+/// servers ask during calls goes to `hooks`.
+pub async fn prepare_sources(
+    global: &GlobalArgs,
+    hooks: ClientHooks,
+) -> Result<PreparedSources, SetupError> {
     let PreparedSources {
         registry, imported, ..
     } = base_sources(global)?;
@@ -141,7 +145,11 @@ pub async fn prepare_sources(global: &GlobalArgs) -> Result<PreparedSources, Set
         let text = std::fs::read_to_string(path).map_err(|e| {
             SetupError::usage(format!("cannot read MCP config '{}': {e}", path.display()))
         })?;
-        let sources = McpSources::new(Arc::clone(&registry), SourceOptions::default());
+        let options = SourceOptions {
+            hooks,
+            ..SourceOptions::default()
+        };
+        let sources = McpSources::new(Arc::clone(&registry), options);
         let report = sources
             .import(&text)
             .map_err(|e| SetupError::usage(format!("MCP config '{}': {e}", path.display())))?;

@@ -31,4 +31,7 @@ pub mod types;
 
 pub use config::ToolCallConfig;
 pub use registry::{Registry, RegistryError};
-pub use tool::{BoxFuture, CallContext, CallProgress, ProgressSink, Tool, ToolFailure, WireCall};
+pub use tool::{
+    BoxFuture, CallContext, CallProgress, ProgressSink, TaskProgress, TaskStatus, Tool,
+    ToolFailure, WireCall,
+};

@@ -61,6 +61,40 @@ impl Redactor {
         out
     }
 
+    /// How much of `text` can be shown now when more text may still follow it (a streamed
+    /// body shown piece by piece): the longest prefix that cuts no secret in two and stops
+    /// where the end of `text` could be the start of a secret still arriving. What is left
+    /// goes in front of the next piece; redacting each shown prefix then hides every secret,
+    /// wherever the pieces were cut.
+    pub fn safe_prefix_len(&self, text: &str) -> usize {
+        let bytes = text.as_bytes();
+        // The longest end of `text` that begins some secret is held back.
+        let mut cut = text.len();
+        for needle in &self.needles {
+            let needle = needle.as_bytes();
+            let longest = needle.len().saturating_sub(1).min(bytes.len());
+            if let Some(held) = (1..=longest).rev().find(|&k| bytes.ends_with(&needle[..k])) {
+                cut = cut.min(bytes.len() - held);
+            }
+        }
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        // Every occurrence starting before `cut` is complete in `text`: step back over any
+        // that the cut would split (again and again, as occurrences may overlap).
+        loop {
+            let split = self.needles.iter().find_map(|needle| {
+                text.match_indices(needle.as_str())
+                    .map(|(start, found)| (start, start + found.len()))
+                    .find(|&(start, end)| start < cut && cut < end)
+            });
+            match split {
+                Some((start, _)) => cut = start,
+                None => return cut,
+            }
+        }
+    }
+
     /// Redacts the message of a tool's failure.
     pub fn redact_failure(&self, failure: ToolFailure) -> ToolFailure {
         match failure {
@@ -70,6 +104,13 @@ impl Redactor {
                 ToolFailure::OutputTooLarge(self.redact(&message))
             }
             ToolFailure::MemoryLimit(message) => ToolFailure::MemoryLimit(self.redact(&message)),
+            ToolFailure::RateLimited {
+                message,
+                retry_after,
+            } => ToolFailure::RateLimited {
+                message: self.redact(&message),
+                retry_after,
+            },
             other @ ToolFailure::UnknownMethod(_) => other,
         }
     }
@@ -107,5 +148,29 @@ mod tests {
         assert_eq!(r.redact(text), "a *** b *** c ***");
         let v = r.redact_value(json!({"s3cr3t key/&": ["x s3cr3t key/&", 1]}));
         assert_eq!(v, json!({"***": ["x ***", 1]}));
+    }
+
+    #[test]
+    fn text_shown_piece_by_piece_never_shows_part_of_a_secret() {
+        let mut r = Redactor::default();
+        r.add("tok-42");
+        let body = "a tok-42 b tok-42tok-42 c ü tok-4";
+        // Every way of cutting the body into two pieces.
+        for split in (0..=body.len()).filter(|&i| body.is_char_boundary(i)) {
+            let mut shown = String::new();
+            let mut pending = String::new();
+            for piece in [&body[..split], &body[split..]] {
+                pending.push_str(piece);
+                let cut = r.safe_prefix_len(&pending);
+                shown.push_str(&r.redact(&pending[..cut]));
+                pending.drain(..cut);
+            }
+            shown.push_str(&r.redact(&pending));
+            assert_eq!(shown, "a *** b ****** c ü tok-4", "cut at {split}");
+        }
+        assert_eq!(Redactor::default().safe_prefix_len("all of it"), 9);
+        // Only an end that could begin a secret waits.
+        assert_eq!(r.safe_prefix_len("line\n"), 5);
+        assert_eq!(r.safe_prefix_len("line to"), 5);
     }
 }

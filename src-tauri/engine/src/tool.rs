@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -26,6 +27,29 @@ pub struct CallProgress {
     /// The value `progress` reaches when done, when the tool knows it.
     pub total: Option<f64>,
     pub message: Option<String>,
+    /// Set when the tool runs the call as a task of its own (an MCP task-augmented
+    /// `tools/call`): the UI shows a running task and where it stands.
+    pub task: Option<TaskProgress>,
+}
+
+/// A call its tool runs as a task (MCP tasks): the task's id on the tool's side and its status.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TaskProgress {
+    pub task_id: String,
+    pub status: TaskStatus,
+}
+
+/// Where a task stands, in MCP's words; the last three are final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
 }
 
 /// Where progress reports of running calls go (the app streams them to the UI).
@@ -44,6 +68,10 @@ pub struct CallContext {
     pub request_id: String,
     /// Set when someone is listening for progress of this call.
     pub progress: Option<Arc<dyn ProgressSink>>,
+    /// When the executor stops the call (its per-call timeout). A tool that would wait for
+    /// something of its own (a rate-limit slot) checks it, so it can give up in time with
+    /// its real reason instead of being cut off as a plain timeout.
+    pub deadline: Option<tokio::time::Instant>,
 }
 
 impl CallContext {
@@ -60,6 +88,7 @@ impl CallContext {
                 progress,
                 total,
                 message,
+                task: None,
             });
         }
     }
@@ -71,6 +100,7 @@ impl std::fmt::Debug for CallContext {
             .field("request_id", &self.request_id)
             .field("cancelled", &self.cancel.is_cancelled())
             .field("progress", &self.progress.is_some())
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -94,6 +124,13 @@ pub enum ToolFailure {
     /// A sandboxed tool hit its memory cap.
     #[error("{0}")]
     MemoryLimit(String),
+    /// The tool's own rate limit had no free slot before the call's deadline. `retry_after`
+    /// is how long from now until a call could start, for the suggestion.
+    #[error("{message}")]
+    RateLimited {
+        message: String,
+        retry_after: Duration,
+    },
 }
 
 impl ToolFailure {

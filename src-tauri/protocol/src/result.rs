@@ -29,6 +29,9 @@ pub enum ErrorKind {
     /// A sandboxed tool (WASM) hit its memory cap.
     MemoryLimit,
     Transport,
+    /// The tool's own rate limit (seed 004's `rate_limit`) had no free slot before the call's
+    /// deadline; the message says when to retry.
+    RateLimited,
 }
 
 impl ErrorKind {
@@ -46,6 +49,7 @@ impl ErrorKind {
             Self::OutputTooLarge => "output_too_large",
             Self::MemoryLimit => "memory_limit",
             Self::Transport => "transport",
+            Self::RateLimited => "rate_limited",
         }
     }
 }
@@ -179,5 +183,31 @@ mod tests {
         assert_eq!(old.suggestion, None);
         let written = serde_json::to_string(&old).expect("serialises");
         assert!(!written.contains("suggestion"), "{written}");
+    }
+
+    #[test]
+    fn serde_and_as_str_spell_every_kind_alike() {
+        use ErrorKind::*;
+        for kind in [
+            InvalidName,
+            ToolNotFound,
+            MethodNotFound,
+            NotAgentCallable,
+            InvalidArgs,
+            Denied,
+            Timeout,
+            Cancelled,
+            ToolError,
+            OutputTooLarge,
+            MemoryLimit,
+            Transport,
+            RateLimited,
+        ] {
+            let written = serde_json::to_string(&kind).expect("serialises");
+            assert_eq!(written, format!("\"{kind}\""));
+            let read: ErrorKind = serde_json::from_str(&written).expect("reads back");
+            assert_eq!(read, kind);
+        }
+        assert_eq!(ErrorKind::RateLimited.as_str(), "rate_limited");
     }
 }

@@ -6,6 +6,8 @@
 import { Channel } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 
+import { announcing } from "./appEvents";
+
 import {
   commands,
   type AgentRunEvent,
@@ -13,13 +15,16 @@ import {
   type CommandError,
   type CommandErrorKind,
   type CycleOutcome,
+  type ElicitationAnswer,
   type Decision,
   type EndpointProfile,
   type ExportKind,
   type ExportSource,
   type McpServerConfig,
+  type MetricsRange,
   type RequestToolsChoice,
   type RunEvent,
+  type ToolCallConfig,
   type Value,
 } from "../bindings";
 
@@ -89,14 +94,14 @@ export function agentChannel(onEvent: (event: AgentRunEvent) => void): Channel<A
 export const SOURCES_CHANGED = "sources-changed";
 
 /**
- * Calls `onChange` on every `sources-changed` event (its payload is a counter). Returns the
+ * Calls `onChange` on every `event` the backend emits (its payload is not needed). Returns the
  * unlisten function; it may be called before the listener is registered. A listener that
  * cannot be registered (no Tauri, a test backend without events) is simply never called.
  */
-export function onSourcesChanged(onChange: () => void): () => void {
+function onBackendEvent(event: string, onChange: () => void): () => void {
   let stopped = false;
   let unlisten: (() => void) | null = null;
-  listen<number>(SOURCES_CHANGED, () => {
+  listen<unknown>(event, () => {
     if (!stopped) onChange();
   }).then(
     (stop) => {
@@ -112,6 +117,19 @@ export function onSourcesChanged(onChange: () => void): () => void {
   };
 }
 
+/** Calls `onChange` on every `sources-changed` event (its payload is a counter); returns the unsubscribe. */
+export function onSourcesChanged(onChange: () => void): () => void {
+  return onBackendEvent(SOURCES_CHANGED, onChange);
+}
+
+/** The app's event when MCP servers' requests for input (elicitations) come or go. */
+export const ELICITATIONS_CHANGED = "elicitations-changed";
+
+/** Calls `onChange` on every `elicitations-changed` event; returns the unsubscribe. */
+export function onElicitationsChanged(onChange: () => void): () => void {
+  return onBackendEvent(ELICITATIONS_CHANGED, onChange);
+}
+
 /** Typed access to every backend command. */
 export const ipc = {
   listTools: (query: string | null, includeNonCallable: boolean) =>
@@ -123,20 +141,31 @@ export const ipc = {
     unwrap(commands.parseReply(text, format, requestTools, strict)),
   replayStream: (text: string, format: string | null, deltaBytes: number) =>
     unwrap(commands.replayStream(text, format, deltaBytes)),
-  executeCall: (...args: Parameters<typeof commands.executeCall>) => unwrap(commands.executeCall(...args)),
-  runReply: (...args: Parameters<typeof commands.runReply>) => unwrap(commands.runReply(...args)),
+  // Runs add to the history: the Metrics view hears about it (lib/appEvents.ts).
+  executeCall: (...args: Parameters<typeof commands.executeCall>) =>
+    announcing(unwrap(commands.executeCall(...args)), "run-finished"),
+  runReply: (...args: Parameters<typeof commands.runReply>) => announcing(unwrap(commands.runReply(...args)), "run-finished"),
   exportCall: (kind: ExportKind, source: ExportSource) => unwrap(commands.exportCall(kind, source)),
   exportTestCase: (reply: string, outcome: CycleOutcome, requestTools: RequestToolsChoice | null) =>
     unwrap(commands.exportTestCase(reply, outcome, requestTools)),
   cancelRun: (runId: string) => unwrap(commands.cancelRun(runId)),
   answerConfirmation: (confirmationId: string, approve: boolean) =>
     unwrap(commands.answerConfirmation(confirmationId, approve)),
+  elicitationsPending: () => unwrap(commands.elicitationsPending()),
+  answerElicitation: (elicitationId: string, answer: ElicitationAnswer) =>
+    unwrap(commands.answerElicitation(elicitationId, answer)),
   historyList: (query: string | null, offset: number, limit: number) =>
     unwrap(commands.historyList(query, offset, limit)),
   historyExport: () => unwrap(commands.historyExport()),
   getSettings: () => unwrap(commands.getSettings()),
-  saveSettings: (...args: Parameters<typeof commands.saveSettings>) => unwrap(commands.saveSettings(...args)),
+  saveSettings: (...args: Parameters<typeof commands.saveSettings>) =>
+    announcing(unwrap(commands.saveSettings(...args)), "settings-changed", true),
   startupNotices: () => unwrap(commands.startupNotices()),
+  configLoad: () => unwrap(commands.configLoad()),
+  /** Sets the given ToolCallConfig fields (the others stay as stored); refused whole, per field, when any is wrong. */
+  configSave: (changes: Partial<Record<keyof ToolCallConfig, Value>>) =>
+    announcing(unwrap(commands.configSave(changes)), "settings-changed", true),
+  metricsReport: (range: MetricsRange) => unwrap(commands.metricsReport(range)),
   mcpServers: () => unwrap(commands.mcpServers()),
   mcpAdd: (config: McpServerConfig) => unwrap(commands.mcpAdd(config)),
   mcpUpdate: (name: string, config: McpServerConfig) => unwrap(commands.mcpUpdate(name, config)),
@@ -175,7 +204,7 @@ export const ipc = {
     tools: string[] | null,
     runId: string,
     onEvent: Channel<AgentRunEvent>,
-  ) => unwrap(commands.agentStart(profile, task, settings, tools, runId, onEvent)),
+  ) => announcing(unwrap(commands.agentStart(profile, task, settings, tools, runId, onEvent)), "run-finished"),
   agentConfirm: (confirmationId: string, decision: Decision) => unwrap(commands.agentConfirm(confirmationId, decision)),
   conversationsList: (query: string | null) => unwrap(commands.conversationsList(query)),
   conversationLoad: (id: string) => unwrap(commands.conversationLoad(id)),

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { PaneProps } from "./lazyPane";
 
-const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0, sources: 0, agent: 0 }));
+const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0, sources: 0, agent: 0, metrics: 0, settings: 0 }));
 
 function fakePane(name: keyof typeof mounts) {
   return function FakePane({ active }: PaneProps) {
@@ -36,6 +36,8 @@ vi.mock("../features/parser/ParserPane", () => ({ ParserPane: fakePane("parser")
 vi.mock("../features/executor/ExecutorPane", () => ({ ExecutorPane: fakePane("executor") }));
 vi.mock("../features/sources/SourcesPane", () => ({ SourcesPane: fakePane("sources") }));
 vi.mock("../features/agent/AgentPane", () => ({ AgentPane: fakePane("agent") }));
+vi.mock("../features/metrics/MetricsPane", () => ({ MetricsPane: fakePane("metrics") }));
+vi.mock("../features/settings/SettingsPane", () => ({ SettingsPane: fakePane("settings") }));
 vi.mock("./StartupNotices", () => ({ StartupNotices: () => null }));
 vi.mock("./ThemeSelect", () => ({ ThemeSelect: () => null }));
 
@@ -84,20 +86,27 @@ describe("App shell", () => {
     expect(screen.queryByText(/Loading the/)).toBeNull();
   });
 
-  it("reaches the Sources and Agent panes from the keyboard like the other tabs", async () => {
+  it("reaches every pane from the keyboard, Metrics and Settings last", async () => {
     const { App } = await import("../App");
     render(<App />);
-    const discovery = screen.getByRole("tab", { name: "Discovery" });
+    const tab = (name: string) => screen.getByRole("tab", { name });
+    const selected = (name: string) => tab(name).getAttribute("aria-selected") === "true";
+    const discovery = tab("Discovery");
     fireEvent.keyDown(discovery, { key: "End" });
-    expect(screen.getByRole("tab", { name: "Agent" }).getAttribute("aria-selected")).toBe("true");
+    expect(selected("Settings")).toBe(true);
+    expect((await screen.findByTestId("settings-pane")).dataset.active).toBe("true");
+    fireEvent.keyDown(tab("Settings"), { key: "ArrowLeft" });
+    expect(selected("Metrics")).toBe(true);
+    expect((await screen.findByTestId("metrics-pane")).dataset.active).toBe("true");
+    fireEvent.keyDown(tab("Metrics"), { key: "ArrowLeft" });
+    expect(selected("Agent")).toBe(true);
     expect((await screen.findByTestId("agent-pane")).dataset.active).toBe("true");
-    fireEvent.keyDown(screen.getByRole("tab", { name: "Agent" }), { key: "ArrowLeft" });
-    expect(screen.getByRole("tab", { name: "Sources" }).getAttribute("aria-selected")).toBe("true");
+    fireEvent.keyDown(tab("Agent"), { key: "ArrowLeft" });
+    expect(selected("Sources")).toBe(true);
     expect((await screen.findByTestId("sources-pane")).dataset.active).toBe("true");
-    fireEvent.keyDown(screen.getByRole("tab", { name: "Sources" }), { key: "ArrowRight" });
-    fireEvent.keyDown(screen.getByRole("tab", { name: "Agent" }), { key: "ArrowRight" });
+    for (const name of ["Sources", "Agent", "Metrics", "Settings"]) fireEvent.keyDown(tab(name), { key: "ArrowRight" });
     expect(discovery.getAttribute("aria-selected")).toBe("true");
     fireEvent.keyDown(discovery, { key: "ArrowLeft" });
-    expect(screen.getByRole("tab", { name: "Agent" }).getAttribute("aria-selected")).toBe("true");
+    expect(selected("Settings")).toBe(true);
   });
 });

@@ -277,17 +277,26 @@ impl Executor {
         cancel: &CancellationToken,
     ) -> Result<Value, Failure> {
         let call_cancel = cancel.child_token();
+        let timeout = self.options.timeout;
+        // One instant for the tool and the timer below, so a tool that gives up before its
+        // deadline always does so before the executor's own timeout fires.
+        // (None: a timeout too large to add to a clock, i.e. none in practice.)
+        let deadline = tokio::time::Instant::now().checked_add(timeout);
+        let timer = match deadline {
+            Some(at) => tokio::time::sleep_until(at),
+            None => tokio::time::sleep(timeout),
+        };
         let ctx = CallContext {
             cancel: call_cancel.clone(),
             request_id: request.request_id.clone(),
             progress: self.progress.clone(),
+            deadline,
         };
         let method_name = method.meta.name.clone();
         // A task of its own: a panicking tool fails this run only.
         let implementation = Arc::clone(&tool.tool);
         let mut task =
             tokio::spawn(async move { implementation.call(&method_name, args, ctx).await });
-        let timeout = self.options.timeout;
         let cancelled = || {
             Failure::new(
                 ErrorKind::Cancelled,
@@ -303,7 +312,7 @@ impl Executor {
                 task.abort();
                 return Err(cancelled());
             }
-            () = tokio::time::sleep(timeout) => {
+            () = timer => {
                 call_cancel.cancel();
                 task.abort();
                 return Err(Failure::new(
@@ -332,6 +341,11 @@ impl Executor {
             Ok(Err(ToolFailure::MemoryLimit(message))) => {
                 Err(Failure::new(ErrorKind::MemoryLimit, message))
             }
+            Ok(Err(ToolFailure::RateLimited {
+                message,
+                retry_after,
+            })) => Err(Failure::new(ErrorKind::RateLimited, message)
+                .suggesting(suggest::rate_limited(Some(retry_after)))),
             Ok(Err(failure @ ToolFailure::UnknownMethod(_))) => {
                 Err(Failure::new(ErrorKind::MethodNotFound, failure.to_string()))
             }

@@ -169,6 +169,24 @@ pub fn output_too_large(limit: Option<usize>) -> String {
     )
 }
 
+/// The suggestion for a call refused by its tool's rate limit; `retry_after` is when a slot
+/// frees up, when the tool said.
+pub fn rate_limited(retry_after: Option<Duration>) -> String {
+    let when = match retry_after {
+        Some(wait) => format!("Wait {} s, then retry", whole_seconds_up(wait)),
+        None => "Wait, then retry".to_owned(),
+    };
+    format!(
+        "The tool allows only so many calls per time window and that limit is reached. {when} (not sooner: an early call is refused the same way), or continue without this result; a person can raise the tool's `rate_limit` or the per-call timeout ({RAISE_TIMEOUT})."
+    )
+}
+
+/// Seconds rounded up, at least 1: "retry in 0 s" would invite the same refusal.
+pub fn whole_seconds_up(wait: Duration) -> u64 {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    seconds.max(1)
+}
+
 /// The suggestion for a kind whose text needs nothing beyond the error itself; the tool's own
 /// message picks a more precise hint where it names a familiar cause (seed 001's
 /// `getSuggestion`: a missing file, a permission, a time-out inside the tool).
@@ -197,6 +215,7 @@ pub fn for_kind(kind: ErrorKind, message: &str) -> Option<String> {
         ErrorKind::Transport => {
             "The tool's server could not be reached. Check that it is running and reachable, then retry; a model should continue without it."
         }
+        ErrorKind::RateLimited => return Some(rate_limited(None)),
         ErrorKind::ToolError => return Some(tool_error(message)),
     };
     Some(text.to_owned())

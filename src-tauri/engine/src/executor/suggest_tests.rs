@@ -66,6 +66,7 @@ impl Tool for Weather {
                 method("slow", safe.clone(), any.clone()),
                 method("missing", safe.clone(), any.clone()),
                 method("huge", safe.clone(), any.clone()),
+                method("limited", safe.clone(), any.clone()),
                 method("internal", safe, any.clone()),
                 method("reset", Annotations::default(), any),
             ],
@@ -76,10 +77,18 @@ impl Tool for Weather {
         &'a self,
         method: &'a str,
         _args: Map<String, Value>,
-        _ctx: CallContext,
+        ctx: CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
             match method {
+                // Says how much of the executor's deadline it was given.
+                "limited" => Err(ToolFailure::RateLimited {
+                    message: format!(
+                        "limit reached; deadline in {:?}",
+                        ctx.deadline.map(|d| d - tokio::time::Instant::now())
+                    ),
+                    retry_after: Duration::from_millis(2_001),
+                }),
                 "slow" => {
                     tokio::time::sleep(Duration::from_secs(3600)).await;
                     Ok(json!("late"))
@@ -247,6 +256,26 @@ async fn a_timeout_says_the_limit_and_how_to_raise_it() {
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_rate_limited_call_sees_its_deadline_and_is_told_when_to_retry() {
+    let executor = executor(ExecutorOptions {
+        timeout: Duration::from_secs(5),
+        ..Default::default()
+    });
+    let result = run(&executor, "weather_limited", json!({})).await;
+    assert_eq!(result.error_kind(), Some(ErrorKind::RateLimited));
+    assert!(
+        result.result.ends_with("deadline in Some(5s)"),
+        "{}",
+        result.result
+    );
+    let text = suggestion(&result);
+    assert!(text.contains("Wait 3 s, then retry"), "{text}");
+    assert!(text.contains("`rate_limit`"), "{text}");
+    assert_eq!(whole_seconds_up(Duration::from_secs(4)), 4);
+    assert_eq!(whole_seconds_up(Duration::ZERO), 1);
+}
+
 #[tokio::test]
 async fn a_denied_call_says_why() {
     let executor = executor(ExecutorOptions::default());
@@ -312,6 +341,7 @@ async fn the_other_kinds_say_what_to_do() {
     for kind in [
         ErrorKind::Transport,
         ErrorKind::MemoryLimit,
+        ErrorKind::RateLimited,
         ErrorKind::ToolError,
         ErrorKind::InvalidName,
     ] {

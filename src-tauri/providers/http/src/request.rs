@@ -7,12 +7,12 @@ use std::time::Duration;
 use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_TYPE, LOCATION};
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
-use toolscope_engine::ToolFailure;
+use toolscope_engine::{CallContext, ToolFailure};
 
 use crate::definition::{AuthDefinition, EndpointSpec};
 use crate::response::{read_capped, read_excerpt, shape_body, BodyError};
 use crate::secrets::{EnvSource, Redactor};
+use crate::stream::StreamProgress;
 use crate::template::{scalar_text, COMPONENT};
 
 /// Most redirects followed (same origin only, see [`client_builder`]).
@@ -40,16 +40,17 @@ pub fn client_builder() -> reqwest::ClientBuilder {
         .user_agent(concat!("toolscope/", env!("CARGO_PKG_VERSION")))
 }
 
-/// Runs `endpoint` with `args`. Errors and results never contain the call's secrets.
+/// Runs `endpoint` with `args`, stopping when `ctx` is cancelled and reporting a streamable
+/// body's pieces to `ctx`. Errors, results and progress never contain the call's secrets.
 pub(crate) async fn call_endpoint(
     client: &reqwest::Client,
     endpoint: &EndpointSpec,
     args: Map<String, Value>,
     env: &EnvSource,
-    cancel: &CancellationToken,
+    ctx: &CallContext,
 ) -> Result<Value, ToolFailure> {
     let mut redactor = Redactor::default();
-    let outcome = run(client, endpoint, args, env, cancel, &mut redactor).await;
+    let outcome = run(client, endpoint, args, env, ctx, &mut redactor).await;
     outcome
         .map(|value| redactor.redact_value(value))
         .map_err(|failure| redactor.redact_failure(failure))
@@ -60,7 +61,7 @@ async fn run(
     endpoint: &EndpointSpec,
     args: Map<String, Value>,
     env: &EnvSource,
-    cancel: &CancellationToken,
+    ctx: &CallContext,
     redactor: &mut Redactor,
 ) -> Result<Value, ToolFailure> {
     let request = prepare(client, endpoint, args, env, redactor)?;
@@ -69,7 +70,8 @@ async fn run(
         endpoint.http_method.as_str(),
         redactor.redact(request.url().as_str())
     );
-    let exchange = exchange(client, request, endpoint, &label);
+    let progress = endpoint.streamable.then_some((ctx, &*redactor));
+    let exchange = exchange(client, request, endpoint, &label, progress);
     let bounded = async {
         match endpoint.timeout {
             Some(limit) => tokio::time::timeout(limit, exchange)
@@ -80,7 +82,7 @@ async fn run(
     };
     tokio::select! {
         biased;
-        () = cancel.cancelled() => Err(ToolFailure::failed(format!("{label} was cancelled"))),
+        () = ctx.cancel.cancelled() => Err(ToolFailure::failed(format!("{label} was cancelled"))),
         outcome = bounded => outcome,
     }
 }
@@ -271,11 +273,14 @@ fn query_pairs(name: String, value: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// Sends the request and reads the answer; with `progress`, a successful body's pieces are
+/// reported as they arrive (a streamable endpoint).
 async fn exchange(
     client: &reqwest::Client,
     request: reqwest::Request,
     endpoint: &EndpointSpec,
     label: &str,
+    progress: Option<(&CallContext, &Redactor)>,
 ) -> Result<Value, ToolFailure> {
     let mut response = client
         .execute(request)
@@ -308,16 +313,26 @@ async fn exchange(
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let body =
-        read_capped(&mut response, endpoint.response.max_bytes)
-            .await
-            .map_err(|e| match e {
-                BodyError::TooLarge { cap, declared } => ToolFailure::failed(format!(
-                "{label}: response larger than {cap} bytes (the endpoint's response.max_bytes){}",
-                declared.map_or(String::new(), |d| format!("; the server announced {d} bytes"))
-            )),
-                BodyError::Read(e) => transport_failure(label, e),
-            })?;
+    let mut stream = progress
+        .map(|(ctx, redactor)| StreamProgress::new(ctx, redactor, response.content_length()));
+    let body = read_capped(&mut response, endpoint.response.max_bytes, |piece| {
+        if let Some(stream) = stream.as_mut() {
+            stream.piece(piece);
+        }
+    })
+    .await
+    .map_err(|e| match e {
+        BodyError::TooLarge { cap, declared } => ToolFailure::failed(format!(
+            "{label}: response larger than {cap} bytes (the endpoint's response.max_bytes){}",
+            declared.map_or(String::new(), |d| format!(
+                "; the server announced {d} bytes"
+            ))
+        )),
+        BodyError::Read(e) => transport_failure(label, e),
+    })?;
+    if let Some(stream) = stream {
+        stream.finish();
+    }
     if body.is_empty() {
         return Ok(Value::String(format!("HTTP {status} (empty body)")));
     }

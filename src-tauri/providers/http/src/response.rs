@@ -19,10 +19,12 @@ pub(crate) enum BodyError {
     Read(reqwest::Error),
 }
 
-/// Reads the whole body, failing as soon as it would exceed `cap` bytes.
+/// Reads the whole body, failing as soon as it would exceed `cap` bytes, and hands each piece
+/// to `on_piece` as it arrives (a streamable tool's progress).
 pub(crate) async fn read_capped(
     response: &mut reqwest::Response,
     cap: u64,
+    mut on_piece: impl FnMut(&[u8]),
 ) -> Result<Vec<u8>, BodyError> {
     if let Some(declared) = response.content_length() {
         if declared > cap {
@@ -42,6 +44,7 @@ pub(crate) async fn read_capped(
             });
         }
         body.extend_from_slice(&chunk);
+        on_piece(&chunk);
     }
     Ok(body)
 }

@@ -6,8 +6,10 @@
 //! file either becomes a registered tool or a [`DefinitionProblem`] naming it), a reload only
 //! touches the registry for what changed (so the prompt cache, keyed on the registry's
 //! generation, stays valid across a no-op reload), and a file that becomes invalid loses its
-//! tool until it is fixed.
+//! tool until it is fixed. A tool's rate limiter is kept by tool id across reloads, so editing
+//! a file (its description, say) does not hand out a fresh allowance.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -15,6 +17,7 @@ use toolscope_engine::file_tools::{self, CandidateTool, FileCandidate, FileToolS
 use toolscope_engine::Registry;
 
 use crate::definition::{self, DefinitionError, FileFormat, HttpToolSpec};
+use crate::rate_limit::RateLimiter;
 use crate::secrets::EnvSource;
 use crate::store::{self, StoreError};
 use crate::tool::HttpTool;
@@ -58,6 +61,8 @@ pub struct HttpToolSet {
     /// Held across reading the files and syncing, so a reload that read older files never
     /// lands after one that read newer ones (the watch, a save and a manual reload may race).
     reloading: Mutex<()>,
+    /// The limiter of each rate-limited tool by id, reused while its limit stays the same.
+    limiters: Mutex<BTreeMap<String, Arc<RateLimiter>>>,
 }
 
 impl HttpToolSet {
@@ -82,6 +87,7 @@ impl HttpToolSet {
             env: EnvSource::process(),
             sync: FileToolSync::new(registry),
             reloading: Mutex::new(()),
+            limiters: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -143,10 +149,18 @@ impl HttpToolSet {
             }
         };
         let mut candidates: Vec<FileCandidate> = Vec::with_capacity(paths.len());
+        let mut limiters = self.limiters.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept_limiters = BTreeMap::new();
         for path in paths {
             let (content, parsed) = read_and_parse(&path);
             let tool = match parsed {
-                Ok(spec) if spec.enabled => Some(self.candidate(spec)),
+                Ok(spec) if spec.enabled => {
+                    let limiter = shared_limiter(&spec, &mut limiters);
+                    if let Some(limiter) = &limiter {
+                        kept_limiters.insert(spec.id().to_owned(), Arc::clone(limiter));
+                    }
+                    Some(self.candidate(spec, limiter))
+                }
                 Ok(spec) => {
                     report.disabled.push(spec.id().to_owned());
                     report.disabled_files.push(path.clone());
@@ -164,15 +178,40 @@ impl HttpToolSet {
                 tool,
             });
         }
+        // Tools gone, unlimited or broken drop their limiter; a fixed file starts afresh.
+        *limiters = kept_limiters;
+        drop(limiters);
         self.sync.sync(candidates, report)
     }
 
-    fn candidate(&self, spec: HttpToolSpec) -> CandidateTool {
+    fn candidate(&self, spec: HttpToolSpec, limiter: Option<Arc<RateLimiter>>) -> CandidateTool {
         let client = self.client.clone();
         let env = self.env.clone();
         CandidateTool::new(spec.id().to_owned(), move || {
-            Ok(Arc::new(HttpTool::new(spec, client, env)) as Arc<dyn toolscope_engine::Tool>)
+            let mut tool = HttpTool::new(spec, client, env);
+            if let Some(limiter) = limiter {
+                tool = tool.with_limiter(limiter);
+            }
+            Ok(Arc::new(tool) as Arc<dyn toolscope_engine::Tool>)
         })
+    }
+
+    /// The limiter the registered tool `tool_id` uses, if it has a rate limit.
+    pub fn limiter_of(&self, tool_id: &str) -> Option<Arc<RateLimiter>> {
+        let limiters = self.limiters.lock().unwrap_or_else(|e| e.into_inner());
+        limiters.get(tool_id).cloned()
+    }
+}
+
+/// The limiter for `spec`: the one its id already has when the limit is unchanged, else new.
+fn shared_limiter(
+    spec: &HttpToolSpec,
+    limiters: &mut BTreeMap<String, Arc<RateLimiter>>,
+) -> Option<Arc<RateLimiter>> {
+    let limit = spec.rate_limit?;
+    match limiters.get(spec.id()) {
+        Some(existing) if existing.limit() == limit => Some(Arc::clone(existing)),
+        _ => Some(Arc::new(RateLimiter::new(limit))),
     }
 }
 

@@ -1,9 +1,9 @@
 //! One live connection to an MCP server: starting it, the client handler that receives its
 //! notifications, listing its tools, and noticing when it goes away.
 //!
-//! A stdio server's process is ours, not rmcp's ([`crate::server_process`] says why).
-//! Progress notifications go to [`crate::progress`], and `tools/list_changed` is passed on so
-//! the source can list again.
+//! A stdio server's process is ours, not rmcp's ([`crate::server_process`] says why), and its
+//! stdout passes [`crate::task_support`] on the way to rmcp. What the server sends on its own
+//! is handled in [`crate::client_handler`].
 //!
 //! Secrets: every value substituted for a `${VAR}` and every env entry or header whose name says
 //! it holds a secret go into the connection's [`Redactor`]. Its call results and errors and the
@@ -14,24 +14,21 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
-    Tool as McpToolInfo,
-};
-// MCP logging is deprecated upstream (SEP-2577), but servers still send it and users want it.
-#[allow(deprecated)]
-use rmcp::model::LoggingMessageNotificationParam;
-use rmcp::service::{ClientInitializeError, NotificationContext, Peer, RunningService};
+use rmcp::model::Tool as McpToolInfo;
+use rmcp::service::{ClientInitializeError, Peer, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{RoleClient, ServiceExt};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::redact::Redactor;
 
+use crate::client_handler::Handler;
 use crate::config::{expand_variables, ConfigError, McpTransport};
+use crate::interaction::ClientHooks;
 use crate::progress::{ProgressCounting, ProgressRoutes};
 pub use crate::server_log::ServerLog;
 use crate::server_process::ServerProcess;
+use crate::task_support::{Tapped, WireFacts};
 
 /// Shorter values are not treated as secrets even where a name says so: redacting `1` or
 /// `true` everywhere would garble every result, and real tokens are longer.
@@ -51,54 +48,6 @@ const SECRET_NAME_PARTS: &[&str] = &[
 
 /// Looks up `${VAR}` values: the process environment, or a test's map.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
-
-/// Receives what the server sends on its own.
-#[derive(Clone)]
-struct Handler {
-    progress: Arc<ProgressRoutes>,
-    log: Arc<ServerLog>,
-    list_changed: Arc<dyn Fn() + Send + Sync>,
-}
-
-impl ClientHandler for Handler {
-    async fn on_progress(
-        &self,
-        p: ProgressNotificationParam,
-        _cx: NotificationContext<RoleClient>,
-    ) {
-        self.progress.deliver(p);
-    }
-
-    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
-        (self.list_changed)();
-    }
-
-    #[allow(deprecated)] // MCP logging is deprecated upstream (SEP-2577) but servers still send it.
-    async fn on_logging_message(
-        &self,
-        p: LoggingMessageNotificationParam,
-        _cx: NotificationContext<RoleClient>,
-    ) {
-        let data = match &p.data {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let logger = p
-            .logger
-            .as_deref()
-            .map(|l| format!(" {l}"))
-            .unwrap_or_default();
-        self.log
-            .push(format!("[log {:?}{logger}] {data}", p.level).to_lowercase());
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("toolscope", env!("CARGO_PKG_VERSION")).with_title("Toolscope"),
-        )
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConnectError {
@@ -130,6 +79,10 @@ impl ConnectError {
 
 /// What [`connect`] needs besides the transport.
 pub struct ConnectOptions {
+    /// The server's configured name, shown with anything it asks the person.
+    pub name: String,
+    /// Who answers what the server asks while it works.
+    pub hooks: ClientHooks,
     pub handshake_timeout: Duration,
     pub log: Arc<ServerLog>,
     pub list_changed: Arc<dyn Fn() + Send + Sync>,
@@ -148,6 +101,8 @@ pub struct Connection {
     /// The secrets this connection was started with: its results, errors and log lines must
     /// not carry them.
     pub secrets: Arc<Redactor>,
+    /// Which tools must be called as tasks, as far as the transport shows it.
+    pub wire: Arc<WireFacts>,
 }
 
 impl Connection {
@@ -177,10 +132,13 @@ pub async fn connect(
     options: ConnectOptions,
 ) -> Result<Connection, ConnectError> {
     let progress: Arc<ProgressRoutes> = Arc::default();
+    let wire: Arc<WireFacts> = Arc::default();
     let handler = Handler {
+        server: options.name.clone(),
         progress: Arc::clone(&progress),
         log: Arc::clone(&options.log),
         list_changed: Arc::clone(&options.list_changed),
+        hooks: options.hooks.clone(),
     };
     let shutdown = CancellationToken::new();
     let secrets = Mutex::new(Redactor::default());
@@ -220,6 +178,7 @@ pub async fn connect(
                     command: snapshot(&secrets).redact(&command),
                     reason,
                 })?;
+            let stdout = Tapped::new(stdout, Arc::clone(&wire));
             match handshake(handler, (stdout, stdin), timeout).await {
                 Ok(service) => {
                     process.watch(shutdown.clone(), Arc::clone(&options.closed));
@@ -286,6 +245,7 @@ pub async fn connect(
         server,
         shutdown,
         secrets: Arc::new(snapshot(&secrets)),
+        wire,
     })
 }
 

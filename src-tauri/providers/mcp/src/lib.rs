@@ -7,15 +7,31 @@
 //! follows `notifications/tools/list_changed`. The engine stays free of MCP: calls reach the
 //! servers through the same `Tool` trait as built-in tools, so the executor's timeout,
 //! cancellation and output cap apply unchanged.
+//!
+//! While a call runs, a server may ask things of Toolscope (MCP's client features): input from
+//! the person (`elicitation/create`, answered through [`interaction::Elicitor`]), the
+//! workspace roots (`roots/list`), a model's help (`sampling/createMessage`, declined with a
+//! reason), and tools it wants called as tasks run through `tasks/get` / `tasks/result`.
 
+mod client_handler;
 pub mod config;
 pub mod connection;
+pub mod elicitation;
+pub mod interaction;
 pub mod progress;
 pub mod result;
 mod server_log;
 mod server_process;
 pub mod sources;
+mod task_progress;
+pub mod task_support;
+mod tasks;
 mod tool;
 
+pub use client_handler::SAMPLING_DECLINED;
 pub use config::{import, ImportReport, McpServerConfig, McpTransport};
+pub use interaction::{
+    ClientHooks, DeclineAll, ElicitAction, ElicitationAnswer, ElicitationRequest, Elicitor,
+    WorkspaceRoot,
+};
 pub use sources::{McpSources, SourceState, SourceStatus};

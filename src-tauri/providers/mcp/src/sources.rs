@@ -79,6 +79,8 @@ pub struct SourceOptions {
     pub handshake_timeout: Duration,
     /// Where `${VAR}` in configs is looked up (the process environment, or a test's map).
     pub env: crate::connection::EnvLookup,
+    /// Who answers what servers ask while they work (elicitation, roots).
+    pub hooks: crate::interaction::ClientHooks,
 }
 
 impl Default for SourceOptions {
@@ -86,6 +88,7 @@ impl Default for SourceOptions {
         Self {
             handshake_timeout: Duration::from_secs(30),
             env: Arc::new(|name| std::env::var(name).ok()),
+            hooks: crate::interaction::ClientHooks::default(),
         }
     }
 }
@@ -182,6 +185,8 @@ impl Source {
         let weak = Arc::downgrade(self);
         let (on_change, on_close) = (weak.clone(), weak);
         let connect_options = ConnectOptions {
+            name: self.config.name.clone(),
+            hooks: options.hooks.clone(),
             handshake_timeout: options.handshake_timeout,
             log: Arc::clone(&self.log),
             list_changed: Arc::new(move || {

@@ -4,12 +4,15 @@
 //! Cancellation: the executor cancels `ctx.cancel` and then drops this future (on Esc, on its
 //! timeout). Either way the server hears `notifications/cancelled` for the request: a guard
 //! sends it when the future is dropped before the response arrived.
+//!
+//! Tools the server wants called as tasks go through [`crate::tasks`]; which ones they are
+//! comes from [`crate::task_support`].
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, RequestId,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, ErrorCode,
+    RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::RoleClient;
@@ -19,6 +22,8 @@ use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure, WireCall};
 
 use crate::result::into_value;
 use crate::sources::Source;
+use crate::task_support::{refused_as_plain_call, TaskMode};
+use crate::tasks::{call_as_task, TaskError};
 
 pub(crate) struct McpTool {
     pub(crate) source: Arc<Source>,
@@ -77,7 +82,13 @@ impl McpTool {
         args: Map<String, Value>,
         ctx: CallContext,
     ) -> Result<Value, ToolFailure> {
-        let params = CallToolRequestParams::new(mcp_name).with_arguments(args);
+        let mode = connection.wire.mode(&mcp_name);
+        if mode == TaskMode::Task {
+            return self.as_task(&connection, &mcp_name, args, &ctx).await;
+        }
+        // Kept only where a refusal may mean "call me as a task" (see `task_support`).
+        let retry_args = (mode == TaskMode::Unknown).then(|| args.clone());
+        let params = CallToolRequestParams::new(mcp_name.clone()).with_arguments(args);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = connection
             .peer
@@ -87,30 +98,67 @@ impl McpTool {
         let progress = connection
             .progress
             .open(handle.progress_token.clone(), &ctx);
-        let mut abandoned = AbandonGuard {
-            peer: Some(handle.peer.clone()),
-            id: handle.id.clone(),
-        };
+        let mut abandoned = AbandonGuard::new(handle.peer.clone(), handle.id.clone());
         let response = handle.await_response().await;
-        abandoned.peer = None;
+        abandoned.disarm();
         if let Some(progress) = progress {
             progress.settle().await;
         }
         match response {
+            Ok(ServerResult::CallToolResult(result))
+                if retry_args.is_some() && refused_as_plain_call(&result) =>
+            {
+                let args = retry_args.unwrap_or_default();
+                self.as_task(&connection, &mcp_name, args, &ctx).await
+            }
             Ok(ServerResult::CallToolResult(result)) => into_value(result),
             Ok(other) => Err(ToolFailure::Failed(format!(
                 "the server answered tools/call with something else: {}",
                 serde_json::to_string(&other).unwrap_or_default()
             ))),
+            Err(ServiceError::McpError(error))
+                if error.code == ErrorCode::METHOD_NOT_FOUND && retry_args.is_some() =>
+            {
+                let args = retry_args.unwrap_or_default();
+                self.as_task(&connection, &mcp_name, args, &ctx).await
+            }
             Err(e) => Err(self.source.call_failure(e)),
+        }
+    }
+
+    async fn as_task(
+        &self,
+        connection: &crate::connection::Connection,
+        mcp_name: &str,
+        args: Map<String, Value>,
+        ctx: &CallContext,
+    ) -> Result<Value, ToolFailure> {
+        match call_as_task(connection, mcp_name, args, ctx).await {
+            Ok(result) => into_value(result),
+            Err(TaskError::Service(e)) => Err(self.source.call_failure(e)),
+            Err(TaskError::Failed(message)) => Err(ToolFailure::Failed(message)),
         }
     }
 }
 
-/// Sends `notifications/cancelled` if the call is dropped before its response arrived.
-struct AbandonGuard {
+/// Sends `notifications/cancelled` if a request is dropped before its response arrived.
+pub(crate) struct AbandonGuard {
     peer: Option<Peer<RoleClient>>,
     id: RequestId,
+}
+
+impl AbandonGuard {
+    pub(crate) fn new(peer: Peer<RoleClient>, id: RequestId) -> Self {
+        Self {
+            peer: Some(peer),
+            id,
+        }
+    }
+
+    /// The response arrived: nothing to cancel.
+    pub(crate) fn disarm(&mut self) {
+        self.peer = None;
+    }
 }
 
 impl Drop for AbandonGuard {

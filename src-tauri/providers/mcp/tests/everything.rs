@@ -157,3 +157,190 @@ async fn streamable_http_lists_and_calls_without_asking_to_run_anything() {
     assert_eq!(gone.error_kind(), Some(ErrorKind::Transport), "{gone:?}");
     sources.shutdown();
 }
+
+/// Progress reports of one run, as the executor passes them on.
+#[derive(Default)]
+struct Reports(std::sync::Mutex<Vec<toolscope_engine::CallProgress>>);
+
+impl toolscope_engine::ProgressSink for Reports {
+    fn report(&self, progress: toolscope_engine::CallProgress) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(progress);
+    }
+}
+
+impl Reports {
+    fn taken(&self) -> Vec<toolscope_engine::CallProgress> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_research_query_runs_as_a_task_and_an_ambiguous_one_asks_through_it() {
+    use toolscope_engine::TaskStatus;
+    let person = Person::answering(toolscope_mcp::ElicitationAnswer::accept(
+        json!({"interpretation": "snake"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    ));
+    let (registry, sources) = sources_with(person.hooks());
+    ready(
+        &sources,
+        stdio("everything", "node", &[&everything_script(), "stdio"]),
+    )
+    .await;
+    let reports = Arc::new(Reports::default());
+    let executor = executor(&registry, Duration::from_secs(60)).with_progress(reports.clone());
+    let report = run(
+        &executor,
+        "everything_simulate-research-query",
+        json!({"topic": "rust"}),
+    )
+    .await;
+    assert!(report.is_success(), "{report:?}");
+    assert!(
+        report.result.contains("# Research Report: rust"),
+        "{}",
+        report.result
+    );
+    let seen = reports.taken();
+    let messages: Vec<&str> = seen.iter().filter_map(|r| r.message.as_deref()).collect();
+    assert!(messages.contains(&"Gathering sources..."), "{messages:?}");
+    assert!(messages.contains(&"Generating report..."), "{messages:?}");
+    assert_eq!(
+        seen.last().and_then(|r| r.task.as_ref()).map(|t| t.status),
+        Some(TaskStatus::Completed)
+    );
+    assert!(person.requests().is_empty(), "a clear topic asks nothing");
+
+    // The clarification is delivered while `tasks/result` is pending (the SDK's queue).
+    let clarified = run(
+        &executor,
+        "everything_simulate-research-query",
+        json!({"topic": "python", "ambiguous": true}),
+    )
+    .await;
+    assert!(clarified.is_success(), "{clarified:?}");
+    assert!(
+        clarified.result.contains("python (snake)"),
+        "{}",
+        clarified.result
+    );
+    let asked = person.requests();
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].task_id.is_some(), "{asked:?}");
+    assert_eq!(
+        asked[0].requested_schema["properties"]["interpretation"]["oneOf"][1]["title"],
+        "Python snake species"
+    );
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_servers_elicitation_roots_and_sampling_tools() {
+    // A person who gives a name and takes every default offered.
+    let person = Person::new(|request| {
+        Box::pin(async move {
+            let mut schema = request.requested_schema.clone();
+            schema["properties"]["name"]["default"] = json!("Ada Lovelace");
+            match toolscope_mcp::elicitation::defaults_answer(&schema) {
+                Ok(values) => toolscope_mcp::ElicitationAnswer::accept(values),
+                Err(_) => toolscope_mcp::ElicitationAnswer::decline(),
+            }
+        })
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = toolscope_mcp::WorkspaceRoot::new(dir.path(), "workspace");
+    let uri = root.uri();
+    let hooks = toolscope_mcp::ClientHooks {
+        roots: Arc::new(move || vec![root.clone()]),
+        ..person.hooks()
+    };
+    let (registry, sources) = sources_with(hooks);
+    ready(
+        &sources,
+        stdio("everything", "node", &[&everything_script(), "stdio"]),
+    )
+    .await;
+    let executor = executor(&registry, Duration::from_secs(30));
+    let elicited = run(
+        &executor,
+        "everything_trigger-elicitation-request",
+        json!({}),
+    )
+    .await;
+    assert!(
+        elicited
+            .result
+            .contains("User provided the requested information"),
+        "{}",
+        elicited.result
+    );
+    assert!(
+        elicited.result.contains("Name: Ada Lovelace"),
+        "{}",
+        elicited.result
+    );
+    assert!(
+        elicited.result.contains("Favorite Integer: 42"),
+        "{}",
+        elicited.result
+    );
+    let asked = person.requests();
+    assert_eq!(asked[0].server, "everything");
+    let roots = run(&executor, "everything_get-roots-list", json!({})).await;
+    assert!(roots.result.contains(&uri), "{}", roots.result);
+    let sampled = run(
+        &executor,
+        "everything_trigger-sampling-request",
+        json!({"prompt": "hi"}),
+    )
+    .await;
+    assert_eq!(
+        sampled.error_kind(),
+        Some(ErrorKind::ToolError),
+        "{sampled:?}"
+    );
+    assert!(
+        sampled.result.contains("no model endpoint is configured"),
+        "{}",
+        sampled.result
+    );
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_tool_refused_as_a_plain_call_is_run_as_a_task() {
+    let (_server, port) = http_server().await;
+    let (registry, sources) = sources();
+    let config = McpServerConfig {
+        name: "remote".into(),
+        transport: McpTransport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: Default::default(),
+        },
+        enabled: true,
+    };
+    let state = sources.add(config).await.expect("adds");
+    assert!(
+        matches!(state.status, SourceStatus::Ready { .. }),
+        "{state:?}"
+    );
+    let executor = executor(&registry, Duration::from_secs(60));
+    let report = run(
+        &executor,
+        "remote_simulate-research-query",
+        json!({"topic": "tides"}),
+    )
+    .await;
+    assert!(report.is_success(), "{report:?}");
+    assert!(
+        report.result.contains("# Research Report: tides"),
+        "{}",
+        report.result
+    );
+    sources.shutdown();
+}

@@ -7,7 +7,7 @@ import { clearMocks } from "@tauri-apps/api/mocks";
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import type { ManualCall, Value } from "../../lib/ipc";
+import type { ManualCall, TaskProgress, Value } from "../../lib/ipc";
 import { useWorkbench, WorkbenchProvider } from "../../lib/workbench";
 import { ExecutorPane } from "./ExecutorPane";
 import { stubLayout } from "../discovery/testing";
@@ -522,12 +522,14 @@ describe("running", () => {
 
   it("shows the running call's progress: a bar when the total is known, else the count", async () => {
     const finish = deferred<null>();
-    let send: ((progress: { progress: number | null; total: number | null; message: string | null }) => void) | null = null;
+    let send:
+      | ((progress: { progress: number | null; total: number | null; message: string | null; task?: TaskProgress }) => void)
+      | null = null;
     const started = deferred<null>();
     installBackend({
       execute: async (context) => {
         send = (progress) => {
-          context.send({ event: "progress", progress: { request_id: "req-1", ...progress } });
+          context.send({ event: "progress", progress: { request_id: "req-1", task: null, ...progress } });
         };
         started.resolve(null);
         await finish.promise;
@@ -551,6 +553,19 @@ describe("running", () => {
     });
     expect(screen.queryByRole("progressbar")).toBeNull();
     expect(screen.getByTestId("executor-progress-count").textContent).toBe("progress 7");
+    expect(screen.queryByTestId("executor-progress-task")).toBeNull();
+    // A call its MCP server runs as a task: the task's status, and no empty count.
+    act(() => {
+      send?.({ progress: 0, total: null, message: "Gathering sources...", task: { task_id: "t-1", status: "working" } });
+    });
+    expect(screen.getByTestId("executor-progress-task").textContent).toBe("Task running");
+    expect(screen.getByTestId("executor-progress-task").getAttribute("title")).toBe("MCP task t-1");
+    expect(screen.queryByTestId("executor-progress-count")).toBeNull();
+    expect(screen.getByTestId("executor-progress-message").textContent).toBe("Gathering sources...");
+    act(() => {
+      send?.({ progress: 0, total: null, message: "Which one?", task: { task_id: "t-1", status: "input_required" } });
+    });
+    expect(screen.getByTestId("executor-progress-task").textContent).toBe("Task waiting for input");
     finish.resolve(null);
     expect((await screen.findByTestId("executor-result-body")).textContent).toBe("slept 1 s");
     expect(screen.queryByTestId("executor-progress")).toBeNull();

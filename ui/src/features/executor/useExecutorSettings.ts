@@ -1,10 +1,12 @@
 /**
  * The settings the Executor shows and edits: the run timeout (ToolCallConfig.timeout_ms, enforced
  * by the backend) and the preferred argument editor (layout.executor_mode). Saving re-reads the
- * stored settings first so changes made by other panes are kept.
+ * stored settings first so changes made by other panes are kept, and a timeout saved elsewhere
+ * (the Settings view) is read again.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 
+import { onAppEvent } from "../../lib/appEvents";
 import { errorMessage, ipc, type Settings } from "../../lib/ipc";
 import type { ArgsMode } from "./argsModel";
 
@@ -50,6 +52,19 @@ export function useExecutorSettings(): ExecutorSettings {
       mounted.current = false;
     };
   }, []);
+
+  useEffect(
+    () =>
+      onAppEvent("settings-changed", () => {
+        ipc.getSettings().then(
+          (settings) => {
+            if (mounted.current) setTimeoutMs(settings.config?.timeout_ms ?? DEFAULT_TIMEOUT_MS);
+          },
+          () => undefined,
+        );
+      }),
+    [],
+  );
 
   const update = useCallback((change: (settings: Settings) => Settings): Promise<Settings> => {
     const next = queue.current.then(async () => ipc.saveSettings(change(await ipc.getSettings())));

@@ -11,8 +11,10 @@ use toolscope_protocol::method::MethodMetadata;
 use toolscope_protocol::request::json_kind;
 
 use super::{
-    AuthDefinition, HttpMethod, ResponseDefinition, ToolDefinition, DEFAULT_MAX_RESPONSE_BYTES,
+    AuthDefinition, HttpMethod, RateLimitDefinition, ResponseDefinition, ToolDefinition, ToolKind,
+    DEFAULT_MAX_RESPONSE_BYTES,
 };
+use crate::rate_limit::{RateLimit, MAX_WINDOW_SECONDS};
 use crate::template::{is_env_name, HeaderTemplate, UrlTemplate};
 
 /// A definition problem at a field path (shared with other tool-file formats).
@@ -28,6 +30,8 @@ pub struct HttpToolSpec {
     /// What the registry shows (source [`ToolSource::Http`]).
     pub info: ToolInfo,
     pub enabled: bool,
+    /// Shared by all the tool's methods and concurrent calls.
+    pub rate_limit: Option<RateLimit>,
     /// One per method, in the order of `info.methods`.
     pub(crate) endpoints: Vec<EndpointSpec>,
 }
@@ -52,6 +56,8 @@ pub struct EndpointSpec {
     pub(crate) auth: AuthDefinition,
     pub(crate) timeout: Option<Duration>,
     pub(crate) response: ResponseSpec,
+    /// Seed 004's `streamable`: the body is reported as progress while it arrives.
+    pub(crate) streamable: bool,
 }
 
 /// What is kept of a response, with field paths split once.
@@ -65,6 +71,7 @@ pub(crate) struct ResponseSpec {
 /// Checks everything and builds the spec.
 pub fn compile(definition: &ToolDefinition) -> Result<HttpToolSpec, FieldError> {
     check_tool_id(&definition.id)?;
+    let rate_limit = definition.rate_limit.map(check_rate_limit).transpose()?;
     if definition.methods.is_empty() {
         return Err(field_error("methods", "a tool needs at least one method"));
     }
@@ -142,6 +149,7 @@ pub fn compile(definition: &ToolDefinition) -> Result<HttpToolSpec, FieldError> 
             auth: endpoint.auth.clone(),
             timeout,
             response,
+            streamable: method.kind == ToolKind::Streamable,
         });
     }
     Ok(HttpToolSpec {
@@ -157,8 +165,29 @@ pub fn compile(definition: &ToolDefinition) -> Result<HttpToolSpec, FieldError> 
             methods,
         },
         enabled: definition.enabled,
+        rate_limit,
         endpoints,
     })
+}
+
+fn check_rate_limit(limit: RateLimitDefinition) -> Result<RateLimit, FieldError> {
+    if limit.requests == 0 {
+        return Err(field_error(
+            "rate_limit.requests",
+            "must be at least 1 (leave rate_limit out for no limit)",
+        ));
+    }
+    if !(1..=MAX_WINDOW_SECONDS).contains(&limit.window_seconds) {
+        return Err(field_error(
+            "rate_limit.window_seconds",
+            format!(
+                "must be from 1 to {MAX_WINDOW_SECONDS} (a day), got {}",
+                limit.window_seconds
+            ),
+        ));
+    }
+    RateLimit::new(limit.requests, Duration::from_secs(limit.window_seconds))
+        .ok_or_else(|| field_error("rate_limit", "is not a valid limit"))
 }
 
 /// When the schema lists `properties`, every placeholder must be one of them (catches typos).

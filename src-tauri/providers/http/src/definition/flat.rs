@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::{
     object_schema, AnnotationsDefinition, AuthDefinition, EndpointDefinition, HttpMethod,
-    MethodDefinition, ResponseDefinition, ToolDefinition,
+    MethodDefinition, RateLimitDefinition, ResponseDefinition, ToolDefinition, ToolKind,
 };
 
 /// The method name a flat definition's single endpoint gets.
@@ -29,16 +29,25 @@ pub struct FlatToolDefinition {
     display_name: Option<String>,
     #[serde(default)]
     description: String,
-    /// `invokable` (the seed's `streamable` is not supported); checked, then not needed.
+    /// `invokable` (default) or `streamable`; `null` (a nullable column) is the default.
     #[serde(default, rename = "type")]
-    _kind: Option<FlatToolKind>,
-    /// Seed fields accepted for compatibility and not used.
+    kind: Option<ToolKind>,
+    /// `null` (the seed's nullable JSONB column) means no limit.
+    #[serde(default)]
+    rate_limit: Option<RateLimitDefinition>,
+    /// Seed fields accepted so a row of its `tools` table loads as it is, and not used: the
+    /// registry has no place for a category, version or tags, and the timestamps are the
+    /// database's bookkeeping.
     #[serde(default, rename = "category")]
     _category: Option<IgnoredAny>,
     #[serde(default, rename = "version")]
     _version: Option<IgnoredAny>,
     #[serde(default, rename = "tags")]
     _tags: Option<IgnoredAny>,
+    #[serde(default, rename = "created_at")]
+    _created_at: Option<IgnoredAny>,
+    #[serde(default, rename = "updated_at")]
+    _updated_at: Option<IgnoredAny>,
     endpoint: FlatEndpoint,
     #[serde(default = "object_schema")]
     parameters: Value,
@@ -48,12 +57,6 @@ pub struct FlatToolDefinition {
     annotations: Option<AnnotationsDefinition>,
     #[serde(default = "yes")]
     enabled: bool,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum FlatToolKind {
-    Invokable,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -89,12 +92,14 @@ impl FlatToolDefinition {
             name: self.display_name.unwrap_or(self.name),
             description: self.description.clone(),
             enabled: self.enabled,
+            rate_limit: self.rate_limit,
             methods: vec![MethodDefinition {
                 name: FLAT_METHOD_NAME.to_owned(),
                 description: self.description,
                 parameters: self.parameters,
                 annotations: self.annotations,
                 agent_callable: true,
+                kind: self.kind.unwrap_or_default(),
                 endpoint: EndpointDefinition {
                     url: self.endpoint.url_template,
                     method: self.endpoint.method,

@@ -5,6 +5,7 @@
 //! error, not a silently ignored key). Parsing turns a file into a [`ToolDefinition`], checks it
 //! ([`compile`]) and yields an [`HttpToolSpec`] that is ready to run. The single-endpoint form of
 //! seed 004 is accepted too ([`flat`]) and becomes a tool with one method named `call`.
+//! Seed 004's `rate_limit` and `type = "streamable"` are honoured in both forms.
 //!
 //! Secrets never live in a file: auth names the environment variables that hold them.
 
@@ -40,7 +41,35 @@ pub struct ToolDefinition {
     /// A disabled tool is not registered.
     #[serde(default = "enabled_by_default")]
     pub enabled: bool,
+    /// At most this many calls of the tool (all methods together) start per window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimitDefinition>,
     pub methods: Vec<MethodDefinition>,
+}
+
+/// Seed 004's `rate_limit` column, whose shape the seed leaves open: `requests` calls per
+/// `window_seconds` (see docs/http-tools.md for why this shape).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitDefinition {
+    pub requests: u32,
+    pub window_seconds: u64,
+}
+
+/// Seed 004's tool types: an `invokable` call returns its result at once; a `streamable`
+/// one returns it incrementally, so its body is read as it arrives and shown as progress.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    #[default]
+    Invokable,
+    Streamable,
+}
+
+impl ToolKind {
+    fn is_invokable(&self) -> bool {
+        *self == Self::Invokable
+    }
 }
 
 /// One method: metadata shown to a model plus the endpoint it calls.
@@ -59,6 +88,13 @@ pub struct MethodDefinition {
     /// Whether a model may call it (default true).
     #[serde(default = "enabled_by_default")]
     pub agent_callable: bool,
+    /// `streamable`: the response body is reported as progress while it arrives.
+    #[serde(
+        default,
+        rename = "type",
+        skip_serializing_if = "ToolKind::is_invokable"
+    )]
+    pub kind: ToolKind,
     pub endpoint: EndpointDefinition,
 }
 

@@ -233,3 +233,106 @@ fn syntax_errors_give_a_position() {
     );
     assert!(toml.to_string().contains("line 2"), "{toml}");
 }
+
+#[test]
+fn rate_limit_and_streamable_methods_are_read_in_both_forms() {
+    let text = r#"
+id = "research"
+rate_limit = { requests = 3, window_seconds = 60 }
+
+[[methods]]
+name = "report"
+type = "streamable"
+endpoint = { url = "https://h.test/report" }
+
+[[methods]]
+name = "status"
+endpoint = { url = "https://h.test/status" }
+"#;
+    let spec = parse(Path::new("r.toml"), FileFormat::Toml, text).expect("valid");
+    let limit = spec.rate_limit.expect("limited");
+    assert_eq!((limit.requests(), limit.window().as_secs()), (3, 60));
+    assert!(spec.endpoint("report").expect("report").streamable);
+    assert!(!spec.endpoint("status").expect("status").streamable);
+
+    // A whole row of seed 004's `tools` table, nullable columns null.
+    let row = json!({
+        "id": "row-1", "name": "report", "type": "streamable", "display_name": "Report",
+        "description": "d", "category": "custom",
+        "endpoint": {"url_template": "https://h.test/", "method": "POST", "headers": {},
+                     "auth": null, "timeout": 60},
+        "parameters": {"type": "object"}, "response_transform": null, "rate_limit": null,
+        "enabled": true, "version": "1.0.0", "tags": ["a"],
+        "created_at": "2025-01-01T00:00:00Z", "updated_at": "2025-01-01T00:00:00Z"
+    });
+    let spec = parse(Path::new("row.json"), FileFormat::Json, &row.to_string()).expect("valid");
+    assert!(spec.rate_limit.is_none());
+    assert!(spec.endpoint("call").expect("call").streamable);
+    let mut limited = row.clone();
+    limited["rate_limit"] = json!({"requests": 1, "window_seconds": 1});
+    limited["type"] = json!(null);
+    let spec = parse(
+        Path::new("row.json"),
+        FileFormat::Json,
+        &limited.to_string(),
+    )
+    .expect("valid");
+    assert!(spec.rate_limit.is_some());
+    assert!(
+        !spec.endpoint("call").expect("call").streamable,
+        "null type is invokable"
+    );
+}
+
+#[test]
+fn rate_limit_and_type_errors_name_their_field() {
+    let tool = |extra: serde_json::Value| {
+        let mut text = json!({"id": "t", "methods": [{"name": "a",
+                              "endpoint": {"url": "https://h.test/"}}]});
+        if let (Some(top), Some(extra)) = (text.as_object_mut(), extra.as_object()) {
+            top.extend(extra.clone());
+        }
+        text.to_string()
+    };
+    let cases = [
+        (
+            tool(json!({"rate_limit": {"requests": 0, "window_seconds": 1}})),
+            "rate_limit.requests",
+            "at least 1",
+        ),
+        (
+            tool(json!({"rate_limit": {"requests": 1, "window_seconds": 90000}})),
+            "rate_limit.window_seconds",
+            "from 1 to 86400",
+        ),
+        (
+            tool(json!({"rate_limit": {"requests": 1}})),
+            "rate_limit",
+            "missing field `window_seconds`",
+        ),
+        (
+            tool(json!({"rate_limit": {"requests": -1, "window_seconds": 1}})),
+            "rate_limit.requests",
+            "invalid value",
+        ),
+        (
+            json!({"id": "t", "methods": [{"name": "a", "type": "streaming",
+                   "endpoint": {"url": "https://h.test/"}}]})
+            .to_string(),
+            "methods[0].type",
+            "unknown variant `streaming`",
+        ),
+        (
+            json!({"name": "t", "type": "async", "endpoint": {"url_template": "https://h.test/"}})
+                .to_string(),
+            "type",
+            "unknown variant `async`",
+        ),
+    ];
+    for (text, field, needle) in cases {
+        let error = json_error(&text);
+        let shown = error.to_string();
+        assert_eq!(error.field(), Some(field), "{shown}");
+        assert!(shown.contains(needle), "expected '{needle}' in: {shown}");
+    }
+}

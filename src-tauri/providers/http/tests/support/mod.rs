@@ -73,6 +73,14 @@ pub enum Reply {
     Raw(Vec<u8>),
     /// The connection closes without a byte of answer, like a server process that died.
     Hangup,
+    /// A 200 with a chunked body, one HTTP chunk per piece. With a `gate`, each piece after
+    /// the first waits for a permit (the test hands one out when the client has shown the
+    /// previous piece), so the pieces reach the client apart without any sleeping.
+    Chunked {
+        content_type: String,
+        pieces: Vec<Vec<u8>>,
+        gate: Option<Arc<tokio::sync::Semaphore>>,
+    },
 }
 
 impl Reply {
@@ -219,6 +227,29 @@ async fn serve(
             }
         }
         Reply::Raw(bytes) => stream.write_all(&bytes).await?,
+        Reply::Chunked {
+            content_type,
+            pieces,
+            gate,
+        } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            );
+            stream.write_all(head.as_bytes()).await?;
+            for (index, piece) in pieces.iter().enumerate() {
+                if let (true, Some(gate)) = (index > 0, &gate) {
+                    if let Ok(permit) = gate.acquire().await {
+                        permit.forget();
+                    }
+                }
+                let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
+                chunk.extend_from_slice(piece);
+                chunk.extend_from_slice(b"\r\n");
+                stream.write_all(&chunk).await?;
+                stream.flush().await?;
+            }
+            stream.write_all(b"0\r\n\r\n").await?;
+        }
         Reply::Hangup | Reply::Delayed(..) => {}
     }
     stream.shutdown().await

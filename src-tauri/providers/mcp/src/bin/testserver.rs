@@ -2,11 +2,20 @@
 //! as a real child process. Each tool exercises one client path: plain text, progress and
 //! cancellation, a crash mid-call, invalid UTF-8 on stdout, secrets echoed back from its
 //! environment, a tool-level error, rich content,
-//! `tools/list_changed`, names that collide once `_` is mapped, and (with `--tools N`) a large
-//! paginated listing.
+//! `tools/list_changed`, names that collide once `_` is mapped, (with `--tools N`) a large
+//! paginated listing, and what a server asks of its client while it works: tasks,
+//! elicitation, roots and sampling ([`features`], with MCP 2025-11-25 tasks provided by
+//! [`task_front`] between stdio and rmcp).
 //!
 //! Everything it logs goes to stderr: stdout carries JSON-RPC only (except what `garbage`
 //! writes there on purpose).
+
+#[path = "testserver/features.rs"]
+mod features;
+#[path = "testserver/task_front.rs"]
+mod task_front;
+#[path = "testserver/task_state.rs"]
+mod task_state;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -20,6 +29,10 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+use task_front::{Front, Journal};
 
 const PAGE: usize = 100;
 /// A 1x1 transparent PNG.
@@ -30,6 +43,7 @@ const PIXEL_PNG: &str =
 struct TestServer {
     generated: usize,
     added: Arc<Mutex<Vec<String>>>,
+    journal: Journal,
 }
 
 fn schema(value: Value) -> Arc<JsonObject> {
@@ -77,6 +91,7 @@ impl TestServer {
             Tool::new("get-x", "Collides with get_x once '_' becomes '-'.", schema(json!({"type": "object"})))
                 .with_annotations(read_only()),
         ];
+        tools.extend(features::tools());
         if let Ok(added) = self.added.lock() {
             tools.extend(added.iter().map(|name| {
                 Tool::new(
@@ -142,6 +157,9 @@ impl ServerHandler for TestServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
+        if let Some(answer) = features::call(&request.name, &args, &ctx, &self.journal).await {
+            return answer;
+        }
         match request.name.as_ref() {
             "echo_text" => match args.get("text").and_then(Value::as_str) {
                 Some(t) => text(t),
@@ -261,7 +279,8 @@ async fn main() {
         std::process::exit(2);
     }
     eprintln!("toolscope-mcp-testserver ready");
-    match server.serve(rmcp::transport::stdio()).await {
+    let rmcp_side = front(server.journal.clone());
+    match server.serve(rmcp_side).await {
         Ok(running) => {
             let _ = running.waiting().await;
         }
@@ -270,4 +289,49 @@ async fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// Starts the task front between stdio and an in-process pipe; returns rmcp's end of it.
+fn front(journal: Journal) -> tokio::io::DuplexStream {
+    let (rmcp_side, front_side) = tokio::io::duplex(1 << 16);
+    let (from_rmcp, mut to_rmcp) = tokio::io::split(front_side);
+    let (client_tx, mut client_rx) = mpsc::unbounded_channel::<String>();
+    let (server_tx, mut server_rx) = mpsc::unbounded_channel::<String>();
+    let front = Arc::new(Front::new(client_tx, server_tx, journal));
+    tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = client_rx.recv().await {
+            let written = stdout.write_all(format!("{line}\n").as_bytes()).await;
+            if written.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        while let Some(line) = server_rx.recv().await {
+            if to_rmcp
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let from_client = Arc::clone(&front);
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            from_client.on_client_line(line);
+        }
+        // The client went away, and with it the reason to run (as with rmcp's own stdio).
+        std::process::exit(0);
+    });
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(from_rmcp).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            front.on_server_line(line);
+        }
+    });
+    rmcp_side
 }

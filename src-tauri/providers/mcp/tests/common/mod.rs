@@ -9,9 +9,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
-use toolscope_engine::{CallProgress, ProgressSink, Registry};
+use toolscope_engine::{BoxFuture, CallProgress, ProgressSink, Registry};
 use toolscope_mcp::sources::SourceOptions;
-use toolscope_mcp::{McpServerConfig, McpSources, McpTransport, SourceStatus};
+use toolscope_mcp::{
+    ClientHooks, ElicitationAnswer, ElicitationRequest, Elicitor, McpServerConfig, McpSources,
+    McpTransport, SourceStatus,
+};
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::ToolExecutionResult;
 
@@ -33,12 +36,75 @@ pub fn test_server(name: &str, args: &[&str]) -> McpServerConfig {
 }
 
 pub fn sources() -> (Arc<Registry>, McpSources) {
+    sources_with(ClientHooks::default())
+}
+
+/// A source set whose servers' questions go to `hooks`.
+pub fn sources_with(hooks: ClientHooks) -> (Arc<Registry>, McpSources) {
     let registry = Arc::new(Registry::new());
     let options = SourceOptions {
         handshake_timeout: Duration::from_secs(20),
+        hooks,
         ..SourceOptions::default()
     };
     (Arc::clone(&registry), McpSources::new(registry, options))
+}
+
+type Answer =
+    Arc<dyn Fn(ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer> + Send + Sync>;
+
+/// Answers elicitations with a closure and keeps every request it saw.
+#[derive(Clone)]
+pub struct Person {
+    pub seen: Arc<Mutex<Vec<ElicitationRequest>>>,
+    answer: Answer,
+}
+
+impl Person {
+    pub fn new(
+        answer: impl Fn(ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        Self {
+            seen: Arc::default(),
+            answer: Arc::new(answer),
+        }
+    }
+
+    /// Always gives the same answer.
+    pub fn answering(answer: ElicitationAnswer) -> Self {
+        Self::new(move |_| {
+            let answer = answer.clone();
+            Box::pin(async move { answer })
+        })
+    }
+
+    pub fn requests(&self) -> Vec<ElicitationRequest> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn hooks(&self) -> ClientHooks {
+        ClientHooks {
+            elicitor: Arc::new(self.clone()),
+            ..ClientHooks::default()
+        }
+    }
+}
+
+impl Elicitor for Person {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'_, ElicitationAnswer> {
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(request.clone());
+        (self.answer)(request)
+    }
 }
 
 /// Adds and approves a server, and waits until it is ready.

@@ -1,0 +1,91 @@
+//! The CLI's answers to what an MCP server asks during a call, and the task status it prints.
+//!
+//! A terminal command runs unattended as often as not (scripts, CI), so it never stops to ask:
+//! an elicitation is declined, with what the server asked printed on stderr, unless `--yes`
+//! was given; then it is accepted with the requested schema's own defaults (SEP-1034), and
+//! declined with the reason when a required field has none. The roots a server sees are the
+//! current directory, where the person ran the command. Sampling is declined by the provider.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+use toolscope_engine::{BoxFuture, CallProgress, ProgressSink, TaskProgress};
+use toolscope_mcp::elicitation::{defaults_answer, describe};
+use toolscope_mcp::{ClientHooks, ElicitationAnswer, ElicitationRequest, Elicitor, WorkspaceRoot};
+
+/// Hooks for the MCP servers of one command; `yes` is the command's `--yes`.
+pub fn hooks(yes: bool) -> ClientHooks {
+    ClientHooks {
+        elicitor: Arc::new(TerminalElicitor { yes }),
+        roots: Arc::new(|| {
+            std::env::current_dir()
+                .map(|dir| vec![WorkspaceRoot::new(dir, "current directory")])
+                .unwrap_or_default()
+        }),
+    }
+}
+
+struct TerminalElicitor {
+    yes: bool,
+}
+
+impl Elicitor for TerminalElicitor {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'_, ElicitationAnswer> {
+        let asked = describe(&request);
+        let (answer, said) = if !self.yes {
+            (
+                ElicitationAnswer::decline(),
+                "declined: the CLI does not stop to ask during a call (pass --yes to accept \
+                 with the schema's defaults)"
+                    .to_owned(),
+            )
+        } else {
+            match defaults_answer(&request.requested_schema) {
+                Ok(values) => {
+                    let sent = serde_json::Value::Object(values.clone());
+                    (
+                        ElicitationAnswer::accept(values),
+                        format!("accepted with the schema's defaults (--yes): {sent}"),
+                    )
+                }
+                Err(e) => (ElicitationAnswer::decline(), format!("declined: {e}")),
+            }
+        };
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "{asked}\n{said}");
+        Box::pin(async move { answer })
+    }
+}
+
+/// Prints a task-augmented call's status on stderr each time it changes, so a long task shows
+/// it is alive (the result still goes to stdout alone).
+#[derive(Default)]
+pub struct TaskStatusOnStderr {
+    last: Mutex<Option<(TaskProgress, Option<String>)>>,
+}
+
+impl ProgressSink for TaskStatusOnStderr {
+    fn report(&self, progress: CallProgress) {
+        let Some(task) = progress.task else { return };
+        let shown = (task, progress.message);
+        {
+            let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+            if last.as_ref() == Some(&shown) {
+                return;
+            }
+            *last = Some(shown.clone());
+        }
+        let (task, message) = shown;
+        let status = serde_json::to_value(task.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let message = message.map(|m| format!(": {m}")).unwrap_or_default();
+        eprintln!("task {} {status}{message}", task.task_id);
+    }
+}

@@ -1,0 +1,155 @@
+//! What MCP servers ask the person while a call runs, in the app.
+//!
+//! A server's `elicitation/create` becomes a pending elicitation here and the app tells the UI
+//! with the `elicitations-changed` event; the UI reads them with `elicitations_pending`, shows
+//! a form built from the requested schema, and answers with `answer_elicitation` (the same
+//! shape as a call's confirmation: a signal, then a command that answers and wakes the waiting
+//! call). Pending ones are read rather than carried in the event, so a form opened late (a
+//! pane mounted after the event) still sees what waits. When the server withdraws a request
+//! (its call was cancelled), it leaves the list and the form closes on the next read.
+//!
+//! Roots: the app has no workspace directory setting yet, so servers are offered the person's
+//! home directory, read on every `roots/list`; a setting would replace [`roots`].
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use toolscope_engine::BoxFuture;
+use toolscope_mcp::elicitation::check_answer;
+use toolscope_mcp::{
+    ClientHooks, ElicitAction, ElicitationAnswer, ElicitationRequest, Elicitor, WorkspaceRoot,
+};
+
+use crate::error::{CommandError, CommandErrorKind};
+use crate::state::lock;
+
+/// The event telling the UI that the pending elicitations changed.
+pub const CHANGED: &str = "elicitations-changed";
+
+/// An elicitation waiting for the person.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct PendingElicitation {
+    pub elicitation_id: String,
+    pub request: ElicitationRequest,
+}
+
+struct Waiting {
+    pending: PendingElicitation,
+    answer: oneshot::Sender<ElicitationAnswer>,
+}
+
+/// The pending elicitations, and how the UI hears of changes.
+#[derive(Default)]
+pub struct ElicitationDesk {
+    waiting: Mutex<Vec<Waiting>>,
+    announce: OnceLock<Box<dyn Fn() + Send + Sync>>,
+}
+
+impl ElicitationDesk {
+    /// Set once the window exists; until then nobody could answer, so requests are declined.
+    pub fn set_announcer(&self, announce: impl Fn() + Send + Sync + 'static) {
+        let _ = self.announce.set(Box::new(announce));
+    }
+
+    fn announce(&self) {
+        if let Some(announce) = self.announce.get() {
+            announce();
+        }
+    }
+
+    /// What waits, oldest first.
+    pub fn pending(&self) -> Vec<PendingElicitation> {
+        lock(&self.waiting)
+            .iter()
+            .map(|w| w.pending.clone())
+            .collect()
+    }
+
+    /// Passes the person's answer on. An `accept` whose values do not satisfy the requested
+    /// schema is refused and the elicitation keeps waiting, so the form can say what to fix.
+    /// `Ok(false)`: nobody waits for this id any more.
+    pub fn answer(
+        &self,
+        elicitation_id: &str,
+        answer: ElicitationAnswer,
+    ) -> Result<bool, CommandError> {
+        let mut waiting = lock(&self.waiting);
+        let Some(index) = waiting
+            .iter()
+            .position(|w| w.pending.elicitation_id == elicitation_id)
+        else {
+            return Ok(false);
+        };
+        if answer.action == ElicitAction::Accept {
+            let content = answer.content.clone().unwrap_or_default();
+            check_answer(&waiting[index].pending.request.requested_schema, &content)
+                .map_err(|e| CommandError::new(CommandErrorKind::InvalidInput, e.to_string()))?;
+        }
+        let entry = waiting.remove(index);
+        drop(waiting);
+        let delivered = entry.answer.send(answer).is_ok();
+        self.announce();
+        Ok(delivered)
+    }
+
+    fn forget(&self, elicitation_id: &str) {
+        let removed = {
+            let mut waiting = lock(&self.waiting);
+            let before = waiting.len();
+            waiting.retain(|w| w.pending.elicitation_id != elicitation_id);
+            waiting.len() != before
+        };
+        if removed {
+            self.announce();
+        }
+    }
+}
+
+impl Elicitor for ElicitationDesk {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, ElicitationAnswer> {
+        Box::pin(async move {
+            if self.announce.get().is_none() {
+                return ElicitationAnswer::decline();
+            }
+            let elicitation_id = uuid::Uuid::new_v4().to_string();
+            let (answer, answered) = oneshot::channel();
+            lock(&self.waiting).push(Waiting {
+                pending: PendingElicitation {
+                    elicitation_id: elicitation_id.clone(),
+                    request,
+                },
+                answer,
+            });
+            self.announce();
+            let outcome = tokio::select! {
+                answer = answered => answer.unwrap_or_else(|_| ElicitationAnswer::cancel()),
+                () = cancel.cancelled() => ElicitationAnswer::cancel(),
+            };
+            self.forget(&elicitation_id);
+            outcome
+        })
+    }
+}
+
+/// The directories offered to servers: the home directory (see the module docs).
+fn roots() -> Vec<WorkspaceRoot> {
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(|home| vec![WorkspaceRoot::new(PathBuf::from(home), "home")])
+        .unwrap_or_default()
+}
+
+/// The app's answers to what servers ask.
+pub fn hooks(desk: &Arc<ElicitationDesk>) -> ClientHooks {
+    ClientHooks {
+        elicitor: Arc::clone(desk) as Arc<dyn Elicitor>,
+        roots: Arc::new(roots),
+    }
+}
