@@ -245,7 +245,7 @@ async function benchFloor() {
     log(`  #${i + 1}: paragraph ${figures.spawnToRendered === null ? "NOT RENDERED" : `${figures.upperBound ? "<=" : ""}${ms(figures.spawnToRendered)}`}`);
     if (i === 0) {
       await settle(2000);
-      memory = appMemory(driver.appPid());
+      memory = appMemory(driver.appPid(FLOOR));
       log(`  after start: RSS ${mib(memory.rss)} (${memory.parts}), PSS ${mib(memory.pss)}`);
     }
     await closeSession(browser, driver);
@@ -470,6 +470,7 @@ async function benchSearch() {
           tick();
         });
         if (sample.latency !== null) samples.push(sample.latency);
+        if (process.env.E2E_VERBOSE) log(`  key ${JSON.stringify(sample.key)} after "${query}": ${sample.latency === null ? "no change" : ms(sample.latency)}`);
       }
     }
     return { samples, keystrokes: queries.join("").length * 2 };

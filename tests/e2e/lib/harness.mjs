@@ -319,12 +319,12 @@ export async function startDriver({ env = {}, logName = "tauri-driver" } = {}) {
       const table = processTable();
       return descendants(child.pid, table).filter((pid) => table.get(pid)?.comm !== "WebKitWebDriver");
     },
-    /** The main app process (the one running `APP_BINARY`), or null. */
-    appPid() {
+    /** The main app process (the one running `binary`, by default `APP_BINARY`), or null. */
+    appPid(binary = APP_BINARY) {
       const table = processTable();
       for (const pid of descendants(child.pid, table)) {
         try {
-          if (fs.readlinkSync(`/proc/${pid}/exe`) === fs.realpathSync(APP_BINARY)) return pid;
+          if (fs.readlinkSync(`/proc/${pid}/exe`) === fs.realpathSync(binary)) return pid;
         } catch {
           // gone or not ours
         }
