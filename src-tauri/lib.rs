@@ -24,7 +24,6 @@ pub fn run() {
     paint_without_gpu_compositing();
     let specta = commands::builder();
     tauri::Builder::default()
-        .plugin(tauri_plugin_store::Builder::default().build())
         .manage(AppState::default())
         .invoke_handler(specta.invoke_handler())
         .setup(|app| {
