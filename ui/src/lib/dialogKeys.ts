@@ -7,7 +7,10 @@ import { useEffect, type KeyboardEvent } from "react";
 /** On Tab at the last (Shift+Tab at the first) focusable element, wraps around inside `container`. */
 export function keepTabInside(event: KeyboardEvent<HTMLElement>, container: HTMLElement | null): void {
   if (event.key !== "Tab") return;
-  const focusable = [...(container?.querySelectorAll<HTMLElement>("button, [tabindex='0']") ?? [])];
+  // Form controls too: a dialog may be a form (an MCP server's request for input).
+  const focusable = [
+    ...(container?.querySelectorAll<HTMLElement>("button, input, select, textarea, [tabindex='0']") ?? []),
+  ];
   const first = focusable[0];
   const last = focusable[focusable.length - 1];
   if (!first || !last) return;

@@ -6,7 +6,7 @@
 import { useId, useRef, useState, type KeyboardEvent, type SyntheticEvent } from "react";
 import { createPortal } from "react-dom";
 
-import { useFocusWhileOpen } from "../../lib/dialogKeys";
+import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
 import type { ElicitationAnswer, PendingElicitation } from "../../lib/ipc";
 import { fieldsOf, initialValues, toContent, type Field, type FormValue, type FormValues } from "./elicitationForm";
 
@@ -51,17 +51,7 @@ export function ElicitationDialog({ pending, error, onAnswer }: Props) {
       onAnswer({ action: "cancel", content: null });
       return;
     }
-    if (event.key !== "Tab") return;
-    // Focus stays in the dialog: wrap around at either end.
-    const focusable = [...(dialog.current?.querySelectorAll<HTMLElement>("input, select, button") ?? [])];
-    const [first, last] = [focusable[0], focusable[focusable.length - 1]];
-    if (event.shiftKey && document.activeElement === first) {
-      event.preventDefault();
-      last?.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first?.focus();
-    }
+    keepTabInside(event, dialog.current);
   };
 
   return createPortal(
