@@ -8,19 +8,30 @@
 //! pane mounted after the event) still sees what waits. When the server withdraws a request
 //! (its call was cancelled), it leaves the list and the form closes on the next read.
 //!
+//! Sampling: a server's `sampling/createMessage` goes to the endpoint profile chosen for it
+//! (`Settings.sampling_profile`), and only after the person approves it. The approval waits
+//! here like an elicitation with no fields (`PendingElicitation.sampling` carries what to
+//! review), so one dialog, one event and one answer command serve both; accepting sends the
+//! request to the model. With no profile chosen, or one that cannot be used, the server hears
+//! why it was declined.
+//!
 //! Roots: the app has no workspace directory setting yet, so servers are offered the person's
 //! home directory, read on every `roots/list`; a setting would replace [`roots`].
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde::Serialize;
+use serde_json::json;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::BoxFuture;
+use toolscope_llm::model::EndpointModel;
+use toolscope_llm::profiles::ProfileStore;
 use toolscope_mcp::elicitation::check_answer;
 use toolscope_mcp::{
-    ClientHooks, ElicitAction, ElicitationAnswer, ElicitationRequest, Elicitor, WorkspaceRoot,
+    ClientHooks, DeclineSampling, ElicitAction, ElicitationAnswer, ElicitationRequest, Elicitor,
+    ModelSampler, Sampler, SamplingConsent, SamplingEndpoint, SamplingRequest, WorkspaceRoot,
 };
 
 use crate::error::{CommandError, CommandErrorKind};
@@ -34,6 +45,15 @@ pub const CHANGED: &str = "elicitations-changed";
 pub struct PendingElicitation {
     pub elicitation_id: String,
     pub request: ElicitationRequest,
+    /// Set when the server asks for a model reply: accepting (with no values) approves it.
+    pub sampling: Option<SamplingReview>,
+}
+
+/// A sampling request as the person reviews it, with the endpoint that would answer.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct SamplingReview {
+    pub request: SamplingRequest,
+    pub endpoint: SamplingEndpoint,
 }
 
 struct Waiting {
@@ -46,9 +66,25 @@ struct Waiting {
 pub struct ElicitationDesk {
     waiting: Mutex<Vec<Waiting>>,
     announce: OnceLock<Box<dyn Fn() + Send + Sync>>,
+    /// The endpoint profile that answers sampling requests, as the settings say.
+    sampling_profile: RwLock<Option<String>>,
 }
 
 impl ElicitationDesk {
+    pub fn set_sampling_profile(&self, profile: Option<String>) {
+        *self
+            .sampling_profile
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = profile;
+    }
+
+    pub fn sampling_profile(&self) -> Option<String> {
+        self.sampling_profile
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// Set once the window exists; until then nobody could answer, so requests are declined.
     pub fn set_announcer(&self, announce: impl Fn() + Send + Sync + 'static) {
         let _ = self.announce.set(Box::new(announce));
@@ -108,33 +144,96 @@ impl ElicitationDesk {
     }
 }
 
+impl ElicitationDesk {
+    /// Puts `pending` on the list and waits for the person, or for the server to withdraw it.
+    async fn wait_for_answer(
+        &self,
+        request: ElicitationRequest,
+        sampling: Option<SamplingReview>,
+        cancel: CancellationToken,
+    ) -> ElicitationAnswer {
+        if self.announce.get().is_none() {
+            return ElicitationAnswer::decline();
+        }
+        let elicitation_id = uuid::Uuid::new_v4().to_string();
+        let (answer, answered) = oneshot::channel();
+        lock(&self.waiting).push(Waiting {
+            pending: PendingElicitation {
+                elicitation_id: elicitation_id.clone(),
+                request,
+                sampling,
+            },
+            answer,
+        });
+        self.announce();
+        let outcome = tokio::select! {
+            answer = answered => answer.unwrap_or_else(|_| ElicitationAnswer::cancel()),
+            () = cancel.cancelled() => ElicitationAnswer::cancel(),
+        };
+        self.forget(&elicitation_id);
+        outcome
+    }
+}
+
 impl Elicitor for ElicitationDesk {
     fn elicit(
         &self,
         request: ElicitationRequest,
         cancel: CancellationToken,
     ) -> BoxFuture<'_, ElicitationAnswer> {
+        Box::pin(self.wait_for_answer(request, None, cancel))
+    }
+}
+
+impl SamplingConsent for ElicitationDesk {
+    fn approve(
+        &self,
+        request: &SamplingRequest,
+        endpoint: &SamplingEndpoint,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, bool> {
+        let question = ElicitationRequest {
+            server: request.server.clone(),
+            message: format!(
+                "The server asks for a model reply from '{}' (profile '{}').",
+                endpoint.model, endpoint.profile
+            ),
+            requested_schema: json!({"type": "object", "properties": {}}),
+            task_id: request.task_id.clone(),
+        };
+        let review = SamplingReview {
+            request: request.clone(),
+            endpoint: endpoint.clone(),
+        };
         Box::pin(async move {
-            if self.announce.get().is_none() {
-                return ElicitationAnswer::decline();
-            }
-            let elicitation_id = uuid::Uuid::new_v4().to_string();
-            let (answer, answered) = oneshot::channel();
-            lock(&self.waiting).push(Waiting {
-                pending: PendingElicitation {
-                    elicitation_id: elicitation_id.clone(),
-                    request,
-                },
-                answer,
-            });
-            self.announce();
-            let outcome = tokio::select! {
-                answer = answered => answer.unwrap_or_else(|_| ElicitationAnswer::cancel()),
-                () = cancel.cancelled() => ElicitationAnswer::cancel(),
-            };
-            self.forget(&elicitation_id);
-            outcome
+            self.wait_for_answer(question, Some(review), cancel)
+                .await
+                .action
+                == ElicitAction::Accept
         })
+    }
+}
+
+/// Who answers a sampling request now: the chosen profile's endpoint after the person's
+/// approval, or a refusal that says why.
+fn sampler(desk: &Arc<ElicitationDesk>, data_dir: &Path) -> Arc<dyn Sampler> {
+    let Some(profile) = desk.sampling_profile() else {
+        return Arc::new(DeclineSampling::default());
+    };
+    let model = ProfileStore::new(data_dir)
+        .endpoint(&profile)
+        .map_err(|e| e.to_string())
+        .and_then(|endpoint| EndpointModel::new(endpoint).map_err(|e| e.to_string()));
+    match model {
+        Ok(model) => Arc::new(ModelSampler::new(
+            profile,
+            Arc::new(model),
+            Arc::clone(desk) as Arc<dyn SamplingConsent>,
+        )),
+        Err(e) => Arc::new(DeclineSampling::because(format!(
+            "Toolscope declined sampling/createMessage: the endpoint profile '{profile}' chosen \
+             for MCP sampling cannot be used ({e})"
+        ))),
     }
 }
 
@@ -146,10 +245,13 @@ fn roots() -> Vec<WorkspaceRoot> {
         .unwrap_or_default()
 }
 
-/// The app's answers to what servers ask.
-pub fn hooks(desk: &Arc<ElicitationDesk>) -> ClientHooks {
+/// The app's answers to what servers ask; profiles and their keys live under `data_dir`.
+pub fn hooks(desk: &Arc<ElicitationDesk>, data_dir: &Path) -> ClientHooks {
+    let sampling_desk = Arc::clone(desk);
+    let data_dir = data_dir.to_path_buf();
     ClientHooks {
         elicitor: Arc::clone(desk) as Arc<dyn Elicitor>,
         roots: Arc::new(roots),
+        sampler: Arc::new(move || sampler(&sampling_desk, &data_dir)),
     }
 }

@@ -12,11 +12,12 @@ use toolscope_engine::agent::record::ConversationStore;
 use toolscope_engine::agent::Decision;
 use toolscope_engine::declared_formats::{FormatProblem, FormatsDir};
 use toolscope_engine::discovery::Discovery;
-use toolscope_engine::history::History;
+use toolscope_engine::history::{History, HistoryTail};
 use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_llm::profiles::ProfileStore;
 use toolscope_protocol::ProtocolSet;
 
+use crate::commands::history::HistorySummary;
 use crate::elicitations::ElicitationDesk;
 use crate::error::{CommandError, CommandErrorKind};
 use crate::sources::ToolSources;
@@ -45,6 +46,8 @@ pub struct AppState {
     sources: OnceLock<ToolSources>,
     /// What MCP servers asked the person and wait for (elicitations).
     pub elicitations: Arc<ElicitationDesk>,
+    /// The history list's rows, read on from where the last list stopped.
+    pub history_rows: Mutex<Option<HistoryTail<HistorySummary>>>,
 }
 
 impl Default for AppState {
@@ -63,6 +66,7 @@ impl Default for AppState {
             data_dir: OnceLock::new(),
             sources: OnceLock::new(),
             elicitations: Arc::default(),
+            history_rows: Mutex::new(None),
         }
     }
 }
@@ -118,7 +122,7 @@ impl AppState {
             builtin::synthetic::register(&self.registry, count)
                 .map_err(|e| CommandError::new(CommandErrorKind::Registry, e.to_string()))?;
         }
-        let hooks = crate::elicitations::hooks(&self.elicitations);
+        let hooks = crate::elicitations::hooks(&self.elicitations, data_dir);
         let (sources, notices) = ToolSources::open(&self.registry, data_dir, hooks);
         lock(&self.notices).extend(notices);
         sources.start();

@@ -1,6 +1,7 @@
 //! The app's elicitation round trip: a server's request waits as a pending elicitation, the
 //! UI is told, `answer_elicitation` checks the values and wakes the call. Last, the whole way
-//! with the reference server-everything as a real child process.
+//! with the reference server-everything as a real child process, for a form and for a sampling
+//! request sent to the scripted model server once approved.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,6 +16,9 @@ use toolscope_mcp::{
 };
 use toolscope_protocol::request::ParsedToolRequest;
 
+use toolscope_llm::profiles::{KeySource, Profile, WireName};
+
+use crate::commands::elicitation::choose_sampling_profile;
 use crate::elicitations::PendingElicitation;
 use crate::error::CommandErrorKind;
 use crate::state::AppState;
@@ -131,8 +135,8 @@ async fn before_the_window_exists_requests_are_declined() {
     assert_eq!(answer.action, ElicitAction::Decline);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_real_servers_elicitation_is_answered_through_the_app_and_roots_are_home() {
+/// server-everything added and approved in the app's sources, and an executor over them.
+async fn everything_ready(state: &AppState) -> Executor {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(
@@ -140,7 +144,6 @@ async fn a_real_servers_elicitation_is_answered_through_the_app_and_roots_are_ho
         "{} is missing: run `bash scripts/setup.sh --test`",
         script.display()
     );
-    let (_dir, state, _) = started();
     let sources = state.sources().expect("open");
     let config = McpServerConfig {
         name: "everything".into(),
@@ -158,14 +161,20 @@ async fn a_real_servers_elicitation_is_answered_through_the_app_and_roots_are_ho
         matches!(ready.status, SourceStatus::Ready { .. }),
         "{ready:?}"
     );
-    let executor = Executor::new(
+    Executor::new(
         Arc::clone(&state.registry),
         ExecutorOptions {
             timeout: Duration::from_secs(30),
             ..ExecutorOptions::default()
         },
     )
-    .with_confirmation(Arc::new(ApproveAll));
+    .with_confirmation(Arc::new(ApproveAll))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_servers_elicitation_is_answered_through_the_app_and_roots_are_home() {
+    let (_dir, state, _) = started();
+    let executor = everything_ready(&state).await;
     let call = ParsedToolRequest::manual("everything_trigger-elicitation-request", Map::new());
     let running = {
         let executor = executor.clone();
@@ -200,5 +209,101 @@ async fn a_real_servers_elicitation_is_answered_through_the_app_and_roots_are_ho
         let uri = toolscope_mcp::WorkspaceRoot::new(home, "home").uri();
         assert!(listed.result.contains(&uri), "{}", listed.result);
     }
-    sources.mcp.shutdown();
+    state.sources().expect("open").mcp.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_goes_to_the_chosen_profile_once_approved_in_the_app() {
+    let script = toolscope_llm_testserver::Script::from_json(
+        r#"{"turns": [{"expect": {"contains": ["tides"]},
+                       "reply": {"text": "Sampled in the app"}, "repeat": true}]}"#,
+    )
+    .expect("script");
+    let model = toolscope_llm_testserver::TestServer::start(script)
+        .await
+        .expect("model server");
+    let (_dir, state, _) = started();
+    let refused = choose_sampling_profile(&state, Some("local".into()));
+    assert_eq!(
+        refused.map_err(|e| e.kind),
+        Err(CommandErrorKind::InvalidInput),
+        "an unknown profile is refused"
+    );
+    state
+        .profiles()
+        .expect("profiles")
+        .save(Profile {
+            name: "local".into(),
+            wire: WireName::OpenaiChat,
+            base_url: model.openai_base_url(),
+            model: "toolscope-test".into(),
+            key: KeySource::None,
+            idle_timeout_s: 10,
+        })
+        .expect("saved");
+    let stored = choose_sampling_profile(&state, Some("local".into())).expect("chosen");
+    assert_eq!(stored.sampling_profile.as_deref(), Some("local"));
+    let executor = everything_ready(&state).await;
+    let sample = || {
+        let executor = executor.clone();
+        let call = ParsedToolRequest::manual(
+            "everything_trigger-sampling-request",
+            values(json!({"prompt": "tides"})),
+        );
+        tokio::spawn(async move { executor.execute(&call, &CancellationToken::new()).await })
+    };
+
+    // Declined in the dialog: nothing reaches the model.
+    let running = sample();
+    let waiting = pending(&state, 1).await;
+    let review = waiting[0].sampling.clone().expect("a sampling review");
+    assert_eq!(review.endpoint.profile, "local");
+    assert_eq!(review.endpoint.model, "toolscope-test");
+    assert!(
+        review
+            .request
+            .messages
+            .iter()
+            .any(|m| m.text.contains("tides")),
+        "{review:?}"
+    );
+    let id = waiting[0].elicitation_id.clone();
+    assert_eq!(
+        state.elicitations.answer(&id, ElicitationAnswer::decline()),
+        Ok(true)
+    );
+    let declined = running.await.expect("joins");
+    assert!(
+        declined.result.contains("refused to send"),
+        "{}",
+        declined.result
+    );
+    assert_eq!(model.requests().len(), 0);
+
+    // Approved: the model's text is the server's sampling result.
+    let running = sample();
+    let id = pending(&state, 1).await[0].elicitation_id.clone();
+    assert_eq!(
+        state
+            .elicitations
+            .answer(&id, ElicitationAnswer::accept(Map::new())),
+        Ok(true)
+    );
+    let answered = running.await.expect("joins");
+    assert!(
+        answered.result.contains("Sampled in the app"),
+        "{}",
+        answered.result
+    );
+    assert_eq!(model.requests().len(), 1);
+
+    // No profile: declined with the reason, without asking.
+    choose_sampling_profile(&state, None).expect("cleared");
+    let declined = sample().await.expect("joins");
+    assert!(
+        declined.result.contains("no model endpoint is configured"),
+        "{}",
+        declined.result
+    );
+    state.sources().expect("open").mcp.shutdown();
 }

@@ -4,15 +4,20 @@
 //! a re-run and an edit need (the request in full), without the result text, which is the bulk
 //! of an entry (up to the output cap each) and is not shown in the list. The full entries are
 //! in the JSONL export.
+//!
+//! The unfiltered list (what the Executor re-reads after every run) comes from the rows kept in
+//! [`AppState::history_rows`], read on from where the previous list stopped, so a run costs the
+//! same after ten thousand runs as after ten. A search reads the whole file: it matches result
+//! text, which the rows do not keep.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tauri::State;
-use toolscope_engine::history::{History, HistoryEntry, SkippedLine};
+use toolscope_engine::history::{History, HistoryEntry, HistoryTail, SkippedLine};
 use toolscope_protocol::result::{ErrorKind, ExecutionStatus};
 
 use crate::error::{CommandError, CommandErrorKind};
-use crate::state::AppState;
+use crate::state::{lock, AppState};
 
 /// One recorded run as the history list shows it.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -97,26 +102,53 @@ pub async fn history_list(
     offset: Option<u32>,
     limit: Option<u32>,
 ) -> Result<HistoryPage, CommandError> {
-    Ok(page(load(&state)?, query.as_deref(), offset, limit))
+    list(&state, query.as_deref(), offset, limit)
 }
 
-fn page(
-    loaded: toolscope_engine::history::LoadedHistory,
+fn list(
+    state: &AppState,
     query: Option<&str>,
     offset: Option<u32>,
     limit: Option<u32>,
-) -> HistoryPage {
+) -> Result<HistoryPage, CommandError> {
     let words: Vec<String> = query
         .unwrap_or_default()
         .split_whitespace()
         .map(str::to_lowercase)
         .collect();
+    if !words.is_empty() {
+        return Ok(page(load(state)?, &words, offset, limit));
+    }
+    let path = state.history()?.path().to_path_buf();
+    let mut rows = lock(&state.history_rows);
+    let tail = match &mut *rows {
+        Some(tail) if tail.path() == path => tail,
+        other => other.insert(HistoryTail::new(path)),
+    };
+    tail.refresh(HistorySummary::from)
+        .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
+    let offset = offset.map_or(0, |o| o as usize);
+    let limit = limit.map_or(usize::MAX, |l| l as usize);
+    let all = tail.records();
+    Ok(HistoryPage {
+        entries: all.iter().rev().skip(offset).take(limit).cloned().collect(),
+        total: u32::try_from(all.len()).unwrap_or(u32::MAX),
+        skipped: tail.skipped(),
+    })
+}
+
+fn page(
+    loaded: toolscope_engine::history::LoadedHistory,
+    words: &[String],
+    offset: Option<u32>,
+    limit: Option<u32>,
+) -> HistoryPage {
     let offset = offset.map_or(0, |o| o as usize);
     let limit = limit.map_or(usize::MAX, |l| l as usize);
     let mut total = 0_usize;
     let mut entries = Vec::new();
     for entry in loaded.entries.into_iter().rev() {
-        if !matches(&entry, &words) {
+        if !matches(&entry, words) {
             continue;
         }
         if total >= offset && entries.len() < limit {
@@ -149,36 +181,43 @@ pub async fn history_export(state: State<'_, AppState>) -> Result<String, Comman
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use toolscope_engine::history::{LoadedHistory, RecordedRequest};
+    use toolscope_engine::history::RecordedRequest;
     use toolscope_protocol::request::ParsedToolRequest;
     use toolscope_protocol::result::ToolExecutionResult;
 
     use super::*;
 
-    fn loaded(names: &[&str]) -> LoadedHistory {
-        let entries = names
-            .iter()
-            .map(|name| {
-                let args = json!({"message": format!("hello {name}")});
-                let request = ParsedToolRequest::manual(
-                    (*name).to_owned(),
-                    args.as_object().cloned().unwrap_or_default(),
-                );
-                let result = ToolExecutionResult {
-                    request_id: request.request_id.clone(),
-                    tool_name: (*name).to_owned(),
-                    status: ExecutionStatus::Success,
-                    result: "x".repeat(10_000),
-                    duration_ms: 1.5,
-                    error: None,
-                    truncated: None,
-                };
-                HistoryEntry::new(None, "app", RecordedRequest::from(&request), result)
-            })
-            .collect();
-        LoadedHistory {
-            entries,
-            skipped: Vec::new(),
+    fn entry(name: &str) -> HistoryEntry {
+        let args = json!({"message": format!("hello {name}")});
+        let request = ParsedToolRequest::manual(
+            name.to_owned(),
+            args.as_object().cloned().unwrap_or_default(),
+        );
+        let result = ToolExecutionResult {
+            request_id: request.request_id.clone(),
+            tool_name: name.to_owned(),
+            status: ExecutionStatus::Success,
+            result: "x".repeat(10_000),
+            duration_ms: 1.5,
+            error: None,
+            truncated: None,
+        };
+        HistoryEntry::new(None, "app", RecordedRequest::from(&request), result)
+    }
+
+    /// A started app whose history holds runs of `names`, oldest first.
+    fn with_history(names: &[&str]) -> (tempfile::TempDir, AppState) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let state = AppState::default();
+        state.start(Ok(dir.path()));
+        append(&state, names);
+        (dir, state)
+    }
+
+    fn append(state: &AppState, names: &[&str]) {
+        let history = state.history().expect("history");
+        for name in names {
+            history.append(&entry(name)).expect("append");
         }
     }
 
@@ -186,39 +225,55 @@ mod tests {
         page.entries.iter().map(|e| e.tool_name.as_str()).collect()
     }
 
+    fn listed(
+        state: &AppState,
+        query: Option<&str>,
+        offset: u32,
+        limit: Option<u32>,
+    ) -> HistoryPage {
+        list(state, query, Some(offset), limit).expect("listed")
+    }
+
     #[test]
-    fn pages_newest_first_from_an_offset() {
-        let all = ["a_one", "b_two", "c_three", "d_four", "e_five"];
-        let first = page(loaded(&all), None, None, Some(2));
+    fn pages_newest_first_from_an_offset_and_sees_later_runs() {
+        let (_dir, state) = with_history(&["a_one", "b_two", "c_three", "d_four", "e_five"]);
+        let first = listed(&state, None, 0, Some(2));
         assert_eq!(names(&first), ["e_five", "d_four"]);
         assert_eq!(first.total, 5);
-        let second = page(loaded(&all), None, Some(2), Some(2));
-        assert_eq!(names(&second), ["c_three", "b_two"]);
-        let last = page(loaded(&all), None, Some(4), Some(2));
-        assert_eq!(names(&last), ["a_one"]);
-        let past = page(loaded(&all), None, Some(9), None);
+        assert_eq!(
+            names(&listed(&state, None, 2, Some(2))),
+            ["c_three", "b_two"]
+        );
+        assert_eq!(names(&listed(&state, None, 4, Some(2))), ["a_one"]);
+        let past = listed(&state, None, 9, None);
         assert!(past.entries.is_empty());
         assert_eq!(past.total, 5);
-        assert_eq!(page(loaded(&all), None, None, None).entries.len(), 5);
+
+        // Runs appended after the rows were read (by the app or by the CLI) are listed too.
+        append(&state, &["f_six"]);
+        let again = listed(&state, Some("  "), 0, Some(2));
+        assert_eq!(names(&again), ["f_six", "e_five"]);
+        assert_eq!(again.total, 6);
     }
 
     #[test]
     fn the_query_filters_before_paging() {
-        let all = [
+        let (_dir, state) = with_history(&[
             "calc_eval",
             "echo_echo",
             "calc_eval",
             "echo_echo",
             "calc_eval",
-        ];
-        let found = page(loaded(&all), Some("CALC"), Some(1), Some(5));
+        ]);
+        let found = listed(&state, Some("CALC"), 1, Some(5));
         assert_eq!(names(&found), ["calc_eval", "calc_eval"]);
         assert_eq!(found.total, 3);
     }
 
     #[test]
     fn summaries_keep_the_request_but_not_the_result_text() {
-        let found = page(loaded(&["echo_echo"]), None, None, None);
+        let (_dir, state) = with_history(&["echo_echo"]);
+        let found = listed(&state, None, 0, None);
         let summary = &found.entries[0];
         assert_eq!(summary.args["message"], "hello echo_echo");
         assert_eq!(summary.status, ExecutionStatus::Success);

@@ -35,6 +35,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             executor::answer_confirmation,
             elicitation::elicitations_pending,
             elicitation::answer_elicitation,
+            elicitation::set_sampling_profile,
             history::history_list,
             history::history_export,
             export::export_call,

@@ -13,6 +13,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "answer_confirmation",
     "elicitations_pending",
     "answer_elicitation",
+    "set_sampling_profile",
     "history_list",
     "history_export",
     "export_call",

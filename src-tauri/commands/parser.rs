@@ -33,6 +33,8 @@ pub struct RequestToolsInfo {
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ParsedReply {
+    /// Its `content` (the reply's prose) is left empty: the pane shows the reply itself, and
+    /// the prose of a large reply is most of its bytes, sent and decoded for nothing.
     pub report: ParseReport,
     pub checks: Vec<RequestCheck>,
     /// Set when the checks were made against the request's tools instead of the registry.
@@ -92,6 +94,7 @@ pub async fn parse_reply(
 ) -> Result<ParsedReply, CommandError> {
     let mut report = parser::parse(&state.protocols(), &text, format.as_deref())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
+    report.content = String::new();
     if let Some(choice) = &request_tools {
         let (tools, info) = load_request_tools(&state, choice)?;
         let checks = if strict {

@@ -68,6 +68,9 @@ pub struct Settings {
     pub last_protocol: String,
     pub layout: Layout,
     pub theme: Theme,
+    /// The endpoint profile that answers MCP servers' sampling requests (each approved by the
+    /// person first); none declines them.
+    pub sampling_profile: Option<String>,
 }
 
 impl Default for Settings {
@@ -77,8 +80,17 @@ impl Default for Settings {
             last_protocol: "vcp".to_owned(),
             layout: Layout::default(),
             theme: Theme::default(),
+            sampling_profile: None,
         }
     }
+}
+
+/// Puts what the engine and the MCP client read from the settings into effect.
+fn apply(state: &AppState, settings: &Settings) {
+    state.set_config(settings.config.clone());
+    state
+        .elicitations
+        .set_sampling_profile(settings.sampling_profile.clone());
 }
 
 fn settings_error(error: impl std::fmt::Display) -> CommandError {
@@ -173,7 +185,7 @@ pub fn update(
     let mut settings = read(&path)?;
     change(&mut settings)?;
     write(&path, &settings)?;
-    state.set_config(settings.config.clone());
+    apply(state, &settings);
     Ok(settings)
 }
 
@@ -182,7 +194,7 @@ pub fn replace(state: &AppState, settings: Settings) -> Result<Settings, Command
     let path = settings_path(state)?;
     let _writing = lock(&WRITING);
     write(&path, &settings)?;
-    state.set_config(settings.config.clone());
+    apply(state, &settings);
     Ok(settings)
 }
 
@@ -242,7 +254,7 @@ pub fn apply_stored(state: &AppState) {
         lock(&state.notices).push(notice);
     }
     match read(&path) {
-        Ok(settings) => state.set_config(settings.config),
+        Ok(settings) => apply(state, &settings),
         Err(error) => lock(&state.notices).push(error.message),
     }
 }

@@ -42,6 +42,11 @@ export const commands = {
 	 */
 	answerElicitation: (elicitationId: string, answer: ElicitationAnswer) => typedError<boolean, CommandError>(__TAURI_INVOKE("answer_elicitation", { elicitationId, answer })),
 	/**
+	 *  Chooses the endpoint profile that answers MCP sampling requests (each still approved by the
+	 *  person), or none to decline them. An unknown profile is refused and nothing is stored.
+	 */
+	setSamplingProfile: (profile: string | null) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_sampling_profile", { profile })),
+	/**
 	 *  The entries matching `query` (every word, case-insensitive, in the name, arguments, result
 	 *  or error kind), newest first, from `offset` (0 when absent), at most `limit` (all when absent).
 	 */
@@ -780,6 +785,10 @@ export type ParseReport = {
 };
 
 export type ParsedReply = {
+	/**
+	 *  Its `content` (the reply's prose) is left empty: the pane shows the reply itself, and
+	 *  the prose of a large reply is most of its bytes, sent and decoded for nothing.
+	 */
 	report: ParseReport,
 	checks: RequestCheck[],
 	/**  Set when the checks were made against the request's tools instead of the registry. */
@@ -817,6 +826,8 @@ export type ParsedToolRequest = {
 export type PendingElicitation = {
 	elicitation_id: string,
 	request: ElicitationRequest,
+	/**  Set when the server asks for a model reply: accepting (with no values) approves it. */
+	sampling: SamplingReview | null,
 };
 
 /**  Per-protocol presentation overrides of a method. */
@@ -934,6 +945,45 @@ export type RunEvent =
 /**  A running call reported progress (MCP progress notifications). */
 { event: "progress"; progress: CallProgress };
 
+/**  The endpoint that would answer, shown with the request. */
+export type SamplingEndpoint = {
+	/**  The endpoint profile's name. */
+	profile: string,
+	model: string,
+	base_url: string,
+};
+
+/**  A server's sampling request as the person reviews it. */
+export type SamplingRequest = {
+	/**  The configured name of the server that asks. */
+	server: string,
+	system_prompt: string | null,
+	messages: SamplingTurn[],
+	max_tokens: number,
+	temperature: number | null,
+	/**  Shown, not sent (see the module docs). */
+	stop_sequences: string[],
+	/**  The model names the server would prefer, best first (`modelPreferences.hints`). */
+	model_hints: string[],
+	/**  `thisServer` or `allServers` when the server asked for context Toolscope does not add. */
+	include_context: string | null,
+	/**  The task the request belongs to, when the server sent it for a task-augmented call. */
+	task_id: string | null,
+};
+
+/**  A sampling request as the person reviews it, with the endpoint that would answer. */
+export type SamplingReview = {
+	request: SamplingRequest,
+	endpoint: SamplingEndpoint,
+};
+
+/**  One message of the conversation the server wants continued. */
+export type SamplingTurn = {
+	/**  `user` or `assistant`. */
+	role: string,
+	text: string,
+};
+
 /**  What an import did. */
 export type SetImportReport = {
 	set: SetSummary,
@@ -961,6 +1011,11 @@ export type Settings = {
 	last_protocol?: string,
 	layout?: Layout,
 	theme?: Theme,
+	/**
+	 *  The endpoint profile that answers MCP servers' sampling requests (each approved by the
+	 *  person first); none declines them.
+	 */
+	sampling_profile?: string | null,
 };
 
 export type Severity = "error" | "warning";

@@ -130,7 +130,14 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
             Command::Agent(args) => args.yes,
             _ => false,
         };
-        match setup::prepare_sources(&global, crate::mcp_client::hooks(yes)).await {
+        let hooks = match crate::mcp_client::hooks(yes, global.sampling_endpoint.as_deref()) {
+            Ok(hooks) => hooks,
+            Err(error) => {
+                eprintln!("error: {}", error.message);
+                return error.code;
+            }
+        };
+        match setup::prepare_sources(&global, hooks).await {
             Ok(prepared) => global.prepared = Some(prepared),
             Err(error) => {
                 eprintln!("error: {}", error.message);

@@ -64,6 +64,16 @@ struct GlobalArgs {
     /// `servers`). Their command lines are printed on stderr as they start.
     #[arg(long, global = true, value_name = "FILE", env = "TOOLSCOPE_MCP_CONFIG")]
     mcp_config: Option<PathBuf>,
+    /// The endpoint profile (`toolscope endpoints add`) that answers MCP servers' sampling
+    /// requests; with `--yes` they are sent to it, without they are declined and shown on
+    /// stderr. Without a profile every sampling request is declined.
+    #[arg(
+        long,
+        global = true,
+        value_name = "PROFILE",
+        env = "TOOLSCOPE_SAMPLING_ENDPOINT"
+    )]
+    sampling_endpoint: Option<String>,
     /// Directory of HTTP tool definitions (`*.json`, `*.toml`) to load.
     #[arg(long, global = true, value_name = "DIR", env = "TOOLSCOPE_HTTP_TOOLS")]
     http_tools: Option<PathBuf>,

@@ -4,25 +4,99 @@
 //! an elicitation is declined, with what the server asked printed on stderr, unless `--yes`
 //! was given; then it is accepted with the requested schema's own defaults (SEP-1034), and
 //! declined with the reason when a required field has none. The roots a server sees are the
-//! current directory, where the person ran the command. Sampling is declined by the provider.
+//! current directory, where the person ran the command. Sampling goes to the endpoint profile
+//! named by `--sampling-endpoint` when `--yes` approves it, and is declined otherwise; either
+//! way the request is shown on stderr.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::{BoxFuture, CallProgress, ProgressSink, TaskProgress};
+use toolscope_llm::model::EndpointModel;
+use toolscope_llm::profiles::ProfileStore;
 use toolscope_mcp::elicitation::{defaults_answer, describe};
-use toolscope_mcp::{ClientHooks, ElicitationAnswer, ElicitationRequest, Elicitor, WorkspaceRoot};
+use toolscope_mcp::sampling::{describe as describe_sampling, SampledMessage, SamplingFailure};
+use toolscope_mcp::{
+    ClientHooks, ElicitationAnswer, ElicitationRequest, Elicitor, ModelSampler, Sampler,
+    SamplingConsent, SamplingEndpoint, SamplingRequest, WorkspaceRoot, SAMPLING_DECLINED,
+};
 
-/// Hooks for the MCP servers of one command; `yes` is the command's `--yes`.
-pub fn hooks(yes: bool) -> ClientHooks {
-    ClientHooks {
+use crate::setup::{self, SetupError};
+
+/// Hooks for the MCP servers of one command; `yes` is the command's `--yes`, `sampling` the
+/// `--sampling-endpoint` profile.
+pub fn hooks(yes: bool, sampling: Option<&str>) -> Result<ClientHooks, SetupError> {
+    let sampler: Arc<dyn Sampler> = match sampling {
+        Some(profile) => {
+            let endpoint = ProfileStore::new(&setup::data_dir())
+                .endpoint(profile)
+                .map_err(|e| SetupError::usage(format!("--sampling-endpoint: {e}")))?;
+            let model =
+                EndpointModel::new(endpoint).map_err(|e| SetupError::environment(e.to_string()))?;
+            Arc::new(ModelSampler::new(
+                profile,
+                Arc::new(model),
+                Arc::new(TerminalConsent { yes }),
+            ))
+        }
+        None => Arc::new(DeclinedWithHint),
+    };
+    Ok(ClientHooks {
         elicitor: Arc::new(TerminalElicitor { yes }),
         roots: Arc::new(|| {
             std::env::current_dir()
                 .map(|dir| vec![WorkspaceRoot::new(dir, "current directory")])
                 .unwrap_or_default()
         }),
+        sampler: Arc::new(move || Arc::clone(&sampler)),
+    })
+}
+
+/// Approves sampling with `--yes`, declines without; prints what was asked either way.
+struct TerminalConsent {
+    yes: bool,
+}
+
+impl SamplingConsent for TerminalConsent {
+    fn approve(
+        &self,
+        request: &SamplingRequest,
+        endpoint: &SamplingEndpoint,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'_, bool> {
+        let said = if self.yes {
+            "sent to the model (--yes)"
+        } else {
+            "declined: the CLI does not stop to ask during a call (pass --yes to send it)"
+        };
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(
+            stderr,
+            "{}\n{said}",
+            describe_sampling(request, Some(endpoint))
+        );
+        let yes = self.yes;
+        Box::pin(async move { yes })
+    }
+}
+
+/// No profile was named: the server hears the provider's reason, the person how to change it.
+struct DeclinedWithHint;
+
+impl Sampler for DeclinedWithHint {
+    fn sample(
+        &self,
+        request: SamplingRequest,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<SampledMessage, SamplingFailure>> {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(
+            stderr,
+            "{}\ndeclined: no model endpoint for sampling (pass --sampling-endpoint PROFILE)",
+            describe_sampling(&request, None)
+        );
+        Box::pin(async { Err(SamplingFailure::Refused(SAMPLING_DECLINED.to_owned())) })
     }
 }
 

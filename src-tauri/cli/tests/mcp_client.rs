@@ -1,5 +1,6 @@
 //! What MCP servers ask during a `toolscope call`, against real servers: the reference
-//! server-everything (tasks, elicitation, roots, sampling) and a small server on the official
+//! server-everything (tasks, elicitation, roots, sampling, with the scripted model server as
+//! the sampling endpoint) and a small server on the official
 //! TypeScript SDK whose form has a default for every field (`tests/fixtures/mcp`).
 
 mod support;
@@ -158,4 +159,109 @@ fn roots_are_the_current_directory_and_sampling_is_declined_with_a_reason() {
     assert_eq!(output.status.code(), Some(1), "a failed call");
     let out = stdout(&output);
     assert!(out.contains("no model endpoint is configured"), "{out}");
+}
+
+/// Runs the CLI off the async runtime, which keeps serving the model meanwhile.
+async fn call_async(sandbox: &Sandbox, args: Vec<String>) -> Output {
+    let home = sandbox.path().to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolscope"))
+            .args(&args)
+            .env("TOOLSCOPE_HOME", &home)
+            .env_remove("TOOLSCOPE_WORKSPACE")
+            .env_remove("TOOLSCOPE_HISTORY")
+            .env_remove("TOOLSCOPE_SAMPLING_ENDPOINT")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("toolscope runs")
+    })
+    .await
+    .expect("joined")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_goes_to_the_named_endpoint_with_yes_and_is_shown_without() {
+    let script = toolscope_llm_testserver::Script::from_json(
+        r#"{"turns": [{"expect": {"contains": ["hi"]},
+                       "reply": {"text": "Sampled through Toolscope"}, "repeat": true}]}"#,
+    )
+    .expect("script");
+    let model = toolscope_llm_testserver::TestServer::start(script)
+        .await
+        .expect("model server");
+    let sandbox = Sandbox::new();
+    let added = sandbox.run(&[
+        "endpoints",
+        "add",
+        "local",
+        "--url",
+        &model.openai_base_url(),
+        "--model",
+        "toolscope-test",
+    ]);
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    let config = everything(&sandbox);
+    let args = |yes: bool| {
+        let mut args: Vec<String> = [
+            "--mcp-config",
+            &config,
+            "--no-history",
+            "--sampling-endpoint",
+            "local",
+            "call",
+            "everything_trigger-sampling-request",
+            "--args",
+            r#"{"prompt": "hi"}"#,
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        if yes {
+            args.push("--yes".into());
+        }
+        args
+    };
+
+    let declined = call_async(&sandbox, args(false)).await;
+    let err = stderr(&declined);
+    assert!(
+        err.contains("MCP server 'everything' asks for a model reply"),
+        "{err}"
+    );
+    assert!(
+        err.contains("would be answered by: toolscope-test at http://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("pass --yes to send it"), "{err}");
+    assert!(
+        stdout(&declined).contains("refused to send"),
+        "{}",
+        stdout(&declined)
+    );
+    assert_eq!(model.requests().len(), 0, "nothing reached the model");
+
+    let sent = call_async(&sandbox, args(true)).await;
+    let out = stdout(&sent);
+    assert_eq!(sent.status.code(), Some(0), "{out}\n{}", stderr(&sent));
+    assert!(out.contains("Sampled through Toolscope"), "{out}");
+    assert!(
+        stderr(&sent).contains("sent to the model (--yes)"),
+        "{}",
+        stderr(&sent)
+    );
+    assert_eq!(model.requests().len(), 1);
+
+    let unknown = sandbox.run(&[
+        "--mcp-config",
+        &config,
+        "--sampling-endpoint",
+        "nowhere",
+        "call",
+        "everything_get-roots-list",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2), "a usage error");
+    assert!(
+        stderr(&unknown).contains("--sampling-endpoint: no endpoint profile 'nowhere'"),
+        "{}",
+        stderr(&unknown)
+    );
 }

@@ -1,5 +1,7 @@
 //! Engine benchmarks (figures, not assertions): VCP parsing, executor overhead, discovery over
-//! 10,000 methods, cached vs uncached prompt generation. Run: `cargo bench -p toolscope-engine`.
+//! 10,000 methods, cached vs uncached prompt generation, and listing a 10,000-run history after
+//! one more run (reading it all vs reading on from the last list). Run:
+//! `cargo bench -p toolscope-engine`.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -10,8 +12,10 @@ use tokio_util::sync::CancellationToken;
 use toolscope_builtin::synthetic;
 use toolscope_engine::discovery::{Discovery, MethodFilter};
 use toolscope_engine::executor::{Executor, ExecutorOptions};
+use toolscope_engine::history::{History, HistoryEntry, HistoryTail, RecordedRequest};
 use toolscope_engine::{Registry, ToolCallConfig};
 use toolscope_protocol::request::ParsedToolRequest;
+use toolscope_protocol::result::{ExecutionStatus, ToolExecutionResult};
 use toolscope_protocol::{vcp, ProtocolSet};
 
 /// A deterministic reply of about `target` bytes: prose, then VCP blocks, repeated.
@@ -106,5 +110,57 @@ fn discovery_benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse_benches, executor_benches, discovery_benches);
+/// One more run on a history of 10,000, then the list the app shows after it: the whole file
+/// read again, against the rows kept and read on from where the previous list stopped.
+fn history_benches(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("history.jsonl");
+    let (history, _) = History::open(&path).expect("open");
+    let entry = |n: usize| {
+        let mut args = Map::new();
+        args.insert("message".into(), json!(format!("run {n}")));
+        let request = ParsedToolRequest::manual("echo_echo", args);
+        let outcome = ToolExecutionResult {
+            request_id: request.request_id.clone(),
+            tool_name: request.tool_name.clone(),
+            status: ExecutionStatus::Success,
+            result: format!("echoed run {n} {}", "x".repeat(200)),
+            duration_ms: 0.5,
+            error: None,
+            truncated: None,
+        };
+        HistoryEntry::new(None, "app", RecordedRequest::from(&request), outcome)
+    };
+    for n in 0..10_000 {
+        history.append(&entry(n)).expect("append");
+    }
+    let mut tail = HistoryTail::new(&path);
+    tail.refresh(|e| e.id).expect("first read");
+    let mut next = 10_000;
+    let mut group = c.benchmark_group("history_list_after_a_run_10k");
+    group.bench_function("load_whole_file", |b| {
+        b.iter(|| {
+            history.append(&entry(next)).expect("append");
+            next += 1;
+            black_box(History::load(&path).expect("load").entries.len())
+        })
+    });
+    group.bench_function("read_on_from_last_list", |b| {
+        b.iter(|| {
+            history.append(&entry(next)).expect("append");
+            next += 1;
+            tail.refresh(|e| e.id).expect("refresh");
+            black_box(tail.records().len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    parse_benches,
+    executor_benches,
+    discovery_benches,
+    history_benches
+);
 criterion_main!(benches);

@@ -299,3 +299,6 @@ fn now_ms() -> i64 {
 
 #[cfg(test)]
 mod tests;
+
+mod tail;
+pub use tail::HistoryTail;

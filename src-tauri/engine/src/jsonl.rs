@@ -230,18 +230,45 @@ impl AppendLog {
 pub fn read_lines<T>(
     kind: &'static str,
     path: &Path,
-    mut parse: impl FnMut(&[u8]) -> Result<T, String>,
+    parse: impl FnMut(&[u8]) -> Result<T, String>,
 ) -> Result<LoadedLines<T>, LogIoError> {
-    let file = match File::open(path) {
+    Ok(read_lines_from(kind, path, LineCursor::default(), parse)?.0)
+}
+
+/// Where a read of a log stopped: just after its last complete line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineCursor {
+    /// Bytes of the file already read.
+    pub offset: u64,
+    /// Lines already read (the next line's number is one more).
+    pub line: usize,
+}
+
+/// [`read_lines`] from `start` on, for a reader that keeps what it read and later reads only
+/// what was appended since. Returns where the next read starts: after the last complete line,
+/// so a line still being written (reported as torn this time, as [`read_lines`] would) is read
+/// again, whole, next time.
+pub fn read_lines_from<T>(
+    kind: &'static str,
+    path: &Path,
+    start: LineCursor,
+    mut parse: impl FnMut(&[u8]) -> Result<T, String>,
+) -> Result<(LoadedLines<T>, LineCursor), LogIoError> {
+    let mut file = match File::open(path) {
         Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(LoadedLines::default()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok((LoadedLines::default(), LineCursor::default()))
+        }
         Err(e) => return Err(io_err(kind, "opening", path)(e)),
     };
+    if start.offset > 0 {
+        file.seek(SeekFrom::Start(start.offset))
+            .map_err(io_err(kind, "reading", path))?;
+    }
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut loaded = LoadedLines::default();
     let mut buf = Vec::new();
-    let mut offset: u64 = 0;
-    let mut line_no: usize = 0;
+    let mut cursor = start;
     loop {
         buf.clear();
         let n = reader
@@ -250,26 +277,26 @@ pub fn read_lines<T>(
         if n == 0 {
             break;
         }
-        line_no += 1;
-        let line_offset = offset;
-        offset += n as u64;
-
+        let line_no = cursor.line + 1;
+        let line_offset = cursor.offset;
         let terminated = buf.last() == Some(&b'\n');
-        let content = if terminated {
-            &buf[..buf.len() - 1]
-        } else {
-            &buf[..]
+        if !terminated {
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                loaded.skipped.push(SkippedLine {
+                    line: line_no,
+                    byte_offset: line_offset,
+                    reason: TORN_FINAL_LINE_REASON.to_owned(),
+                });
+            }
+            break;
+        }
+        cursor = LineCursor {
+            offset: line_offset + n as u64,
+            line: line_no,
         };
+        let content = &buf[..buf.len() - 1];
         if content.iter().all(u8::is_ascii_whitespace) {
             continue;
-        }
-        if !terminated {
-            loaded.skipped.push(SkippedLine {
-                line: line_no,
-                byte_offset: line_offset,
-                reason: TORN_FINAL_LINE_REASON.to_owned(),
-            });
-            break;
         }
         match parse(content) {
             Ok(record) => loaded.records.push(record),
@@ -280,7 +307,7 @@ pub fn read_lines<T>(
             }),
         }
     }
-    Ok(loaded)
+    Ok((loaded, cursor))
 }
 
 fn now_ms() -> i64 {

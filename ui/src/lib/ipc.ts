@@ -154,6 +154,9 @@ export const ipc = {
   elicitationsPending: () => unwrap(commands.elicitationsPending()),
   answerElicitation: (elicitationId: string, answer: ElicitationAnswer) =>
     unwrap(commands.answerElicitation(elicitationId, answer)),
+  /** The endpoint profile MCP sampling requests go to (after approval), or null to decline them. */
+  setSamplingProfile: (profile: string | null) =>
+    announcing(unwrap(commands.setSamplingProfile(profile)), "settings-changed", true),
   historyList: (query: string | null, offset: number, limit: number) =>
     unwrap(commands.historyList(query, offset, limit)),
   historyExport: () => unwrap(commands.historyExport()),

@@ -24,7 +24,7 @@ fn result_for(request_id: &str, text: &str, ok: bool) -> ToolExecutionResult {
     }
 }
 
-fn entry(n: usize) -> HistoryEntry {
+pub(super) fn entry(n: usize) -> HistoryEntry {
     let mut args = Map::new();
     args.insert("expr".to_owned(), json!(format!("{n} + 1")));
     args.insert("nested".to_owned(), json!({"list": [n, "x\ny", null]}));

@@ -14,7 +14,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode,
     FormElicitationCapability, Implementation, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, Root, RootsCapabilities, SamplingCapability,
+    ProgressNotificationParam, Root, RootsCapabilities, SamplingCapability, SamplingMessage,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::elicitation::check_answer;
 use crate::interaction::{ClientHooks, ElicitAction, ElicitationAnswer, ElicitationRequest};
 use crate::progress::ProgressRoutes;
+use crate::sampling::{read_request, SamplingFailure};
 use crate::server_log::ServerLog;
 
 /// The `_meta` key that ties a server's request to a task (MCP 2025-11-25 tasks).
@@ -30,11 +31,6 @@ pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The error code MCP's sampling section uses for a request the client will not serve.
 const SAMPLING_REFUSED: ErrorCode = ErrorCode(-1);
-
-/// What a server sees when it asks for sampling.
-pub const SAMPLING_DECLINED: &str = "Toolscope declined sampling/createMessage: no model \
-     endpoint is configured for MCP sampling, so this server cannot have a model write \
-     through Toolscope";
 
 /// Receives what the server sends on its own.
 #[derive(Clone)]
@@ -192,11 +188,47 @@ impl ClientHandler for Handler {
 
     async fn create_message(
         &self,
-        _params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        self.note("declined a sampling request: no model endpoint is configured for it".into());
-        Err(ErrorData::new(SAMPLING_REFUSED, SAMPLING_DECLINED, None))
+        let answer = match read_request(&self.server, params, related_task(&context)) {
+            Ok(request) => {
+                self.note(format!(
+                    "the server asks for a model reply ({} message(s), up to {} tokens)",
+                    request.messages.len(),
+                    request.max_tokens
+                ));
+                let sampler = (self.hooks.sampler)();
+                sampler.sample(request, context.ct.clone()).await
+            }
+            Err(refused) => Err(refused),
+        };
+        match answer {
+            Ok(message) => {
+                self.note(format!(
+                    "sampling answered by model '{}' ({} characters, stop: {})",
+                    message.model,
+                    message.text.chars().count(),
+                    message.stop_reason.as_deref().unwrap_or("not given")
+                ));
+                let reply = CreateMessageResult::new(
+                    SamplingMessage::assistant_text(message.text),
+                    message.model,
+                );
+                Ok(match message.stop_reason {
+                    Some(reason) => reply.with_stop_reason(reason),
+                    None => reply,
+                })
+            }
+            Err(SamplingFailure::Refused(reason)) => {
+                self.note(format!("declined a sampling request: {reason}"));
+                Err(ErrorData::new(SAMPLING_REFUSED, reason, None))
+            }
+            Err(SamplingFailure::Failed(reason)) => {
+                self.note(format!("sampling failed: {reason}"));
+                Err(ErrorData::internal_error(reason, None))
+            }
+        }
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -207,8 +239,8 @@ impl ClientHandler for Handler {
     }
 }
 
-/// Form elicitation, roots and sampling. Sampling is declared although every request is
-/// declined: a server then offers its sampling features and hears why they fail, instead of
+/// Form elicitation, roots and sampling. Sampling is declared even when no endpoint is chosen
+/// for it: a server then offers its sampling features and hears why they fail, instead of
 /// hiding them from the person who came to debug them.
 fn capabilities() -> ClientCapabilities {
     let mut elicitation = ElicitationCapability::new();

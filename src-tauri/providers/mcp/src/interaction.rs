@@ -3,7 +3,7 @@
 //!
 //! MCP lets a server turn to its client mid-call: `elicitation/create` (ask the person for a
 //! few values), `roots/list` (which directories it may work in) and `sampling/createMessage`
-//! (have the client's model write something). The provider owns the protocol side (parsing,
+//! (have the client's model write something, see [`crate::sampling`]). The provider owns the protocol side (parsing,
 //! checking an answer against the requested schema, the error a server sees); how a person is
 //! asked differs between a terminal and a window, so that part is a trait.
 
@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::BoxFuture;
+
+use crate::sampling::{DeclineSampling, Sampler};
 
 /// A server asks the person for input (form-mode `elicitation/create`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -138,14 +140,19 @@ pub struct ClientHooks {
     pub elicitor: Arc<dyn Elicitor>,
     /// The roots offered, read on every `roots/list` so a change applies at once.
     pub roots: Arc<dyn Fn() -> Vec<WorkspaceRoot> + Send + Sync>,
+    /// Who answers `sampling/createMessage`, read on every request so a change of endpoint
+    /// applies at once.
+    pub sampler: Arc<dyn Fn() -> Arc<dyn Sampler> + Send + Sync>,
 }
 
 impl Default for ClientHooks {
-    /// Declines elicitations and offers no roots: the safe answer when no front end said more.
+    /// Declines elicitations and sampling and offers no roots: the safe answer when no front
+    /// end said more.
     fn default() -> Self {
         Self {
             elicitor: Arc::new(DeclineAll),
             roots: Arc::new(Vec::new),
+            sampler: Arc::new(|| Arc::new(DeclineSampling::default()) as Arc<dyn Sampler>),
         }
     }
 }

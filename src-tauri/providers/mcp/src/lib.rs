@@ -10,8 +10,8 @@
 //!
 //! While a call runs, a server may ask things of Toolscope (MCP's client features): input from
 //! the person (`elicitation/create`, answered through [`interaction::Elicitor`]), the
-//! workspace roots (`roots/list`), a model's help (`sampling/createMessage`, declined with a
-//! reason), and tools it wants called as tasks run through `tasks/get` / `tasks/result`.
+//! workspace roots (`roots/list`), a model's help (`sampling/createMessage`, refused
+//! with a reason or, once the person chose an endpoint and approves, sent to it), and tools it wants called as tasks run through `tasks/get` / `tasks/result`.
 
 mod client_handler;
 pub mod config;
@@ -20,6 +20,7 @@ pub mod elicitation;
 pub mod interaction;
 pub mod progress;
 pub mod result;
+pub mod sampling;
 mod server_log;
 mod server_process;
 pub mod sources;
@@ -28,10 +29,13 @@ pub mod task_support;
 mod tasks;
 mod tool;
 
-pub use client_handler::SAMPLING_DECLINED;
 pub use config::{import, ImportReport, McpServerConfig, McpTransport};
 pub use interaction::{
     ClientHooks, DeclineAll, ElicitAction, ElicitationAnswer, ElicitationRequest, Elicitor,
     WorkspaceRoot,
+};
+pub use sampling::{
+    DeclineSampling, ModelSampler, Sampler, SamplingConsent, SamplingEndpoint, SamplingRequest,
+    SAMPLING_DECLINED,
 };
 pub use sources::{McpSources, SourceState, SourceStatus};

@@ -1,7 +1,8 @@
 //! What a server asks of Toolscope while it works, against our own rmcp test server as a real
 //! child process: task-augmented calls (status, progress, result, failure, cancel),
 //! elicitation (answered, declined, checked against the schema, inside a task), roots and
-//! sampling.
+//! sampling (declined, refused by the person, and answered by a real endpoint: the scripted
+//! model server over HTTP).
 
 mod common;
 
@@ -12,9 +13,16 @@ use common::*;
 use serde_json::{json, Map, Value};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
+use toolscope_engine::BoxFuture;
 use toolscope_engine::{CallProgress, ProgressSink, TaskStatus};
+use toolscope_llm::client::{Endpoint, Wire};
+use toolscope_llm::model::EndpointModel;
+use toolscope_llm_testserver::{Script, TestServer};
 use toolscope_mcp::elicitation::defaults_answer;
-use toolscope_mcp::{ClientHooks, ElicitationAnswer, WorkspaceRoot, SAMPLING_DECLINED};
+use toolscope_mcp::{
+    ClientHooks, ElicitationAnswer, ModelSampler, Sampler, SamplingConsent, SamplingEndpoint,
+    SamplingRequest, WorkspaceRoot, SAMPLING_DECLINED,
+};
 use toolscope_protocol::request::ParsedToolRequest;
 use toolscope_protocol::result::ErrorKind;
 
@@ -320,6 +328,108 @@ async fn roots_come_from_the_hooks_and_sampling_is_declined_with_a_reason() {
         sampled.result.contains(SAMPLING_DECLINED),
         "{}",
         sampled.result
+    );
+    sources.shutdown();
+}
+
+/// The person's side of sampling: approves while `approve` holds, and keeps what was shown.
+#[derive(Default)]
+struct Reviewer {
+    approve: std::sync::atomic::AtomicBool,
+    shown: Mutex<Vec<(SamplingRequest, SamplingEndpoint)>>,
+}
+
+impl SamplingConsent for Reviewer {
+    fn approve(
+        &self,
+        request: &SamplingRequest,
+        endpoint: &SamplingEndpoint,
+        _: CancellationToken,
+    ) -> BoxFuture<'_, bool> {
+        self.shown
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((request.clone(), endpoint.clone()));
+        let approve = self.approve.load(std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { approve })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_reaches_the_chosen_endpoint_only_when_the_person_approves() {
+    let script = Script::from_json(
+        r#"{"turns": [{"expect": {"contains": ["Name a colour", "Answer in one word"]},
+                       "reply": {"text": "Teal."}}]}"#,
+    )
+    .expect("script");
+    let model_server = TestServer::start(script).await.expect("model server");
+    let model = EndpointModel::new(Endpoint {
+        wire: Wire::OpenAiChat,
+        base_url: model_server.openai_base_url(),
+        model: "toolscope-test".into(),
+        api_key: None,
+        idle_timeout: Duration::from_secs(10),
+        max_retries: 0,
+    })
+    .expect("endpoint");
+    let person = Arc::new(Reviewer::default());
+    let sampler: Arc<dyn Sampler> =
+        Arc::new(ModelSampler::new("local", Arc::new(model), person.clone()));
+    let hooks = ClientHooks {
+        sampler: Arc::new(move || Arc::clone(&sampler)),
+        ..ClientHooks::default()
+    };
+    let (registry, sources) = sources_with(hooks);
+    ready(&sources, test_server("test", &[])).await;
+    let executor = executor(&registry, Duration::from_secs(20));
+    let ask = json!({"text": "Name a colour", "system": "Answer in one word"});
+
+    // Refused: nothing reaches the endpoint, the server hears who said no.
+    let refused = run(&executor, "test_sample", ask.clone()).await;
+    assert_eq!(
+        refused.error_kind(),
+        Some(ErrorKind::ToolError),
+        "{refused:?}"
+    );
+    assert!(
+        refused.result.contains("refused to send"),
+        "{}",
+        refused.result
+    );
+    assert_eq!(model_server.turns_used(), 0);
+
+    // Approved: the person saw the request and the endpoint, the model's text comes back.
+    person
+        .approve
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let answered = run(&executor, "test_sample", ask).await;
+    assert!(answered.is_success(), "{answered:?}");
+    let value: Value = serde_json::from_str(&answered.result).expect("JSON");
+    assert_eq!(value["role"], "assistant");
+    assert_eq!(value["content"]["text"], "Teal.");
+    assert_eq!(value["model"], "toolscope-test");
+    assert_eq!(value["stopReason"], "endTurn");
+    assert_eq!(model_server.turns_used(), 1);
+    let shown = person
+        .shown
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let (request, endpoint) = shown.last().expect("shown to the person");
+    assert_eq!(request.server, "test");
+    assert_eq!(request.system_prompt.as_deref(), Some("Answer in one word"));
+    assert_eq!(request.messages[0].text, "Name a colour");
+    assert_eq!(request.model_hints, vec!["claude-3-sonnet".to_owned()]);
+    assert_eq!(endpoint.profile, "local");
+    assert_eq!(endpoint.model, "toolscope-test");
+
+    // What cannot be sent faithfully is refused before the person is asked.
+    let asked = shown.len();
+    let image = run(&executor, "test_sample", json!({"image": true})).await;
+    assert!(image.result.contains("text only"), "{}", image.result);
+    assert_eq!(
+        person.shown.lock().unwrap_or_else(|e| e.into_inner()).len(),
+        asked
     );
     sources.shutdown();
 }

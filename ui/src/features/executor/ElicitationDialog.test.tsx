@@ -34,7 +34,37 @@ const SCHEMA: Value = {
 };
 
 function pending(id = "e-1"): PendingElicitation {
-  return { elicitation_id: id, request: { server: "everything", message: "Please provide inputs", requested_schema: SCHEMA, task_id: "task-3" } };
+  return {
+    elicitation_id: id,
+    request: { server: "everything", message: "Please provide inputs", requested_schema: SCHEMA, task_id: "task-3" },
+    sampling: null,
+  };
+}
+
+function samplingRequest(): PendingElicitation {
+  return {
+    elicitation_id: "s-1",
+    request: {
+      server: "everything",
+      message: "The server asks for a model reply from 'qwen' (profile 'local').",
+      requested_schema: { type: "object", properties: {} },
+      task_id: null,
+    },
+    sampling: {
+      endpoint: { profile: "local", model: "qwen", base_url: "http://127.0.0.1:8000/v1" },
+      request: {
+        server: "everything",
+        system_prompt: "You are a helpful test server.",
+        messages: [{ role: "user", text: "Resource context: tides\nsecond line" }],
+        max_tokens: 100,
+        temperature: 0.7,
+        stop_sequences: [],
+        model_hints: ["claude-3-sonnet"],
+        include_context: "thisServer",
+        task_id: null,
+      },
+    },
+  };
 }
 
 function options(field: string): string[] {
@@ -118,6 +148,29 @@ describe("ElicitationDialog", () => {
     expect(answers.slice(1)).toEqual([
       { action: "decline", content: null },
       { action: "cancel", content: null },
+    ]);
+  });
+});
+
+describe("a sampling request in the dialog", () => {
+  it("shows what would reach which model, and sends or refuses it", () => {
+    const answers: ElicitationAnswer[] = [];
+    render(<ElicitationDialog pending={samplingRequest()} error={null} onAnswer={(a) => answers.push(a)} />);
+    const review = screen.getByTestId("sampling-review");
+    expect(screen.getByRole("dialog").querySelector("h3")?.textContent).toContain("asks for a model reply");
+    expect(screen.getByTestId("sampling-model").textContent).toBe("qwen");
+    expect(review.textContent).toContain("You are a helpful test server.");
+    expect(screen.getByTestId("sampling-message").textContent).toContain("Resource context: tides\nsecond line");
+    expect(review.textContent).toContain("The server prefers claude-3-sonnet");
+    expect(review.textContent).toContain("none is added");
+    expect(screen.queryAllByTestId(/^elicitation-field-/)).toEqual([]);
+
+    expect(screen.getByTestId("elicitation-accept").textContent).toBe("Send to the model");
+    fireEvent.click(screen.getByTestId("elicitation-accept"));
+    fireEvent.click(screen.getByTestId("elicitation-decline"));
+    expect(answers).toEqual([
+      { action: "accept", content: {} },
+      { action: "decline", content: null },
     ]);
   });
 });

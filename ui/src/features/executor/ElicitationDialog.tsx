@@ -2,12 +2,15 @@
  * An MCP server asks the person for input while a call runs (`elicitation/create`): a modal over
  * the whole app with which server asks, its message, and a form built from the requested schema
  * (elicitationForm.ts). Accept sends the values, Decline says no, Cancel (or Esc) dismisses.
+ * A sampling request (`sampling/createMessage`) waits the same way with no fields: the dialog
+ * shows what would reach the model (SamplingReview) and accepting sends it.
  */
 import { useId, useRef, useState, type KeyboardEvent, type SyntheticEvent } from "react";
 import { createPortal } from "react-dom";
 
 import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
 import type { ElicitationAnswer, PendingElicitation } from "../../lib/ipc";
+import { SamplingReview } from "./SamplingReview";
 import { fieldsOf, initialValues, toContent, type Field, type FormValue, type FormValues } from "./elicitationForm";
 
 interface Props {
@@ -22,7 +25,7 @@ const INPUT_TYPES: Record<string, string> = { email: "email", uri: "url", date: 
 export function ElicitationDialog({ pending, error, onAnswer }: Props) {
   const id = useId();
   const dialog = useRef<HTMLFormElement>(null);
-  const { request } = pending;
+  const { request, sampling } = pending;
   const [fields] = useState(() => fieldsOf(request.requested_schema));
   const [values, setValues] = useState<FormValues>(() => initialValues(request.requested_schema, fields));
   const [problems, setProblems] = useState<Record<string, string>>({});
@@ -69,12 +72,14 @@ export function ElicitationDialog({ pending, error, onAnswer }: Props) {
         noValidate
       >
         <h3 id={`${id}-title`}>
-          MCP server <code data-testid="elicitation-server">{request.server}</code> asks for input
+          MCP server <code data-testid="elicitation-server">{request.server}</code>{" "}
+          {sampling === null ? "asks for input" : "asks for a model reply"}
         </h3>
         {request.task_id !== null && <p className="muted">For its task {request.task_id}</p>}
         <p id={`${id}-message`} data-testid="elicitation-message">
           {request.message}
         </p>
+        {sampling !== null && <SamplingReview review={sampling} />}
         {fields.map((field) => (
           <FieldInput
             key={field.name}
@@ -101,10 +106,10 @@ export function ElicitationDialog({ pending, error, onAnswer }: Props) {
           <button type="button" className="button" data-testid="elicitation-decline" onClick={() => {
             onAnswer({ action: "decline", content: null });
           }}>
-            Decline
+            {sampling === null ? "Decline" : "Refuse"}
           </button>
           <button type="submit" className="button ex-run" data-testid="elicitation-accept">
-            Accept and send
+            {sampling === null ? "Accept and send" : "Send to the model"}
           </button>
         </div>
       </form>

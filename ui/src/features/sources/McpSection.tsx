@@ -8,6 +8,7 @@ import type { SourceState } from "../../lib/ipc";
 import { CommandApprovalDialog } from "./ApprovalDialog";
 import { Dialog } from "./Dialog";
 import { ExportPanel, ImportPanel } from "./ImportExport";
+import { SamplingChoice } from "./SamplingChoice";
 import { ServerForm } from "./ServerForm";
 import { EMPTY_FIELDS, fieldsOf, type ServerFields } from "./serverForm";
 import { ServerRow } from "./ServerRow";
@@ -59,6 +60,7 @@ export function McpSection() {
           ))}
         </div>
       </div>
+      <SamplingChoice />
 
       {panel?.kind === "add" && (
         <ServerForm

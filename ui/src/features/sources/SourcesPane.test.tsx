@@ -31,6 +31,29 @@ function change(testId: string, value: string) {
   fireEvent.change(screen.getByTestId(testId), { target: { value } });
 }
 
+describe("where MCP sampling requests go", () => {
+  it("lists the endpoint profiles, stores the choice, and shows a removed one as removed", async () => {
+    const backend = installSourcesBackend();
+    backend.samplingProfile = "gone";
+    await renderPane();
+    const select = within(screen.getByTestId("sampling-choice")).getByRole<HTMLSelectElement>("combobox");
+    await waitFor(() => {
+      expect(select.value).toBe("gone");
+    });
+    expect([...select.options].map((o) => o.textContent)).toEqual(["nobody: decline them", "local", "gone (removed)"]);
+
+    fireEvent.change(select, { target: { value: "local" } });
+    await waitFor(() => {
+      expect(backend.samplingProfile).toBe("local");
+    });
+    fireEvent.change(select, { target: { value: "" } });
+    await waitFor(() => {
+      expect(backend.samplingProfile).toBeNull();
+    });
+    expect(backend.argsOf("set_sampling_profile")).toEqual([{ profile: "local" }, { profile: null }]);
+  });
+});
+
 describe("MCP server list", () => {
   it("shows each server's transport and status, with the failure reason in full", async () => {
     installSourcesBackend();

@@ -146,6 +146,9 @@ export interface SourcesBackend {
   files: Record<string, string>;
   logs: Record<string, string[]>;
   imported: ToolSet[];
+  /** The endpoint profiles' names and the one MCP sampling goes to. */
+  profiles: string[];
+  samplingProfile: string | null;
   calls: { cmd: string; args: Record<string, unknown> }[];
   argsOf: (cmd: string) => Record<string, unknown>[];
 }
@@ -203,6 +206,8 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
     files: { "weather.toml": 'id = "weather"\n', "broken.json": '{"id": "broken"}\n' },
     logs: { files: ["Secure MCP Filesystem Server running on stdio", "Allowed directories: [ '/tmp/my dir' ]"] },
     imported: [structuredClone(BILLING)],
+    profiles: ["local"],
+    samplingProfile: null,
     calls: [],
     argsOf: (cmd) => backend.calls.filter((c) => c.cmd === cmd).map((c) => c.args),
   };
@@ -304,6 +309,25 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
         case "imported_remove":
           backend.imported = backend.imported.filter((i) => i.name !== args.name);
           return null;
+        case "endpoint_profiles":
+          return backend.profiles.map((name) => ({
+            name,
+            wire: "openai_chat",
+            base_url: "http://127.0.0.1:8000/v1",
+            model: "qwen",
+            key_source: "none",
+            key_env: null,
+          }));
+        case "get_settings":
+          return { sampling_profile: backend.samplingProfile };
+        case "set_sampling_profile": {
+          const profile = args.profile as string | null;
+          if (profile !== null && !backend.profiles.includes(profile)) {
+            return commandError("invalid_input", `no endpoint profile '${profile}': add it in the Agent pane first`);
+          }
+          backend.samplingProfile = profile;
+          return { sampling_profile: profile };
+        }
         default:
           throw new Error(`unexpected command ${cmd}`);
       }

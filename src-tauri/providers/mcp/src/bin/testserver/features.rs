@@ -67,8 +67,8 @@ pub fn tools() -> Vec<Tool> {
         ),
         plain(
             "sample",
-            "Asks the client's model for a message (sampling/createMessage); returns the answer or the client's error.",
-            json!({}),
+            "Asks the client's model for a message (sampling/createMessage); returns the answer or the client's error. `text` is the user message (default \"Say hi\"), `system` a system prompt, `image` sends an image instead.",
+            json!({"text": {"type": "string"}, "system": {"type": "string"}, "image": {"type": "boolean"}}),
         ),
         plain(
             "task_journal",
@@ -172,8 +172,18 @@ pub async fn call(
             Err(e) => Err(ErrorData::internal_error(e, None)),
         },
         "sample" => {
-            let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Say hi"}}],
-                                "maxTokens": 20});
+            let said = args.get("text").and_then(Value::as_str).unwrap_or("Say hi");
+            let content = if flag("image") {
+                json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+            } else {
+                json!({"type": "text", "text": said})
+            };
+            let mut params = json!({"messages": [{"role": "user", "content": content}],
+                                    "maxTokens": 20,
+                                    "modelPreferences": {"hints": [{"name": "claude-3-sonnet"}]}});
+            if let Some(system) = args.get("system").and_then(Value::as_str) {
+                params["systemPrompt"] = json!(system);
+            }
             match request(ctx, "sampling/createMessage", params, None).await {
                 Ok(answer) => text(answer.to_string()),
                 Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
