@@ -274,6 +274,7 @@ async function benchRuns(browser, appPid) {
   const domBefore = await domSize();
   const started = Date.now();
   const clickToShown = [];
+  const shownParts = [];
   const chunk = 50;
   for (let from = 0; from < RUNS; from += chunk) {
     const count = Math.min(chunk, RUNS - from);
@@ -302,6 +303,23 @@ async function benchRuns(browser, appPid) {
               const messageField = () =>
                 document.getElementById("root_message") ?? document.querySelector('#panel-executor input[id$="_message"]');
               const latencies = [];
+              // Where the time goes: the execute_call invoke is wrapped (once per page) to note
+              // when the pane sent it and when its answer came back.
+              const internals = window.__TAURI_INTERNALS__;
+              if (!internals.__benchWrapped) {
+                const invoke = internals.invoke.bind(internals);
+                internals.invoke = (cmd, args, options) => {
+                  if (cmd !== "execute_call") return invoke(cmd, args, options);
+                  const mark = { sent: performance.now(), answered: null };
+                  window.__benchInvoke = mark;
+                  return invoke(cmd, args, options).then((value) => {
+                    mark.answered = performance.now();
+                    return value;
+                  });
+                };
+                internals.__benchWrapped = true;
+              }
+              const parts = [];
               (async () => {
                 const name = q("executor-tool-name");
                 if (name.value !== "echo_echo") {
@@ -332,8 +350,17 @@ async function benchRuns(browser, appPid) {
                       if (!shown()) return;
                       observer.disconnect();
                       clearTimeout(timer);
+                      const inDom = performance.now();
+                      const mark = window.__benchInvoke;
                       requestAnimationFrame(() => {
-                        latencies.push(performance.now() - clicked);
+                        const painted = performance.now();
+                        latencies.push(painted - clicked);
+                        parts.push({
+                          toSent: mark ? mark.sent - clicked : null,
+                          toAnswered: mark?.answered ? mark.answered - clicked : null,
+                          toDom: inDom - clicked,
+                          domToFrame: painted - inDom,
+                        });
                         resolve();
                       });
                     });
@@ -349,7 +376,7 @@ async function benchRuns(browser, appPid) {
                   });
                 }
               })().then(
-                () => done({ ok: true, latencies }),
+                () => done({ ok: true, latencies, parts }),
                 (error) => done({ ok: false, error: String(error), status: q("executor-result")?.getAttribute("data-status") ?? null, body: q("executor-result-body")?.textContent.slice(0, 200) ?? null }),
               );
             },
@@ -381,6 +408,7 @@ async function benchRuns(browser, appPid) {
           );
     if (!outcome.ok) throw new E2EError(`run ${from}..${from + count - 1} failed: ${JSON.stringify(outcome)}`);
     clickToShown.push(...(outcome.latencies ?? []));
+    shownParts.push(...(outcome.parts ?? []));
     if ((from + count) % 200 === 0 || from + count === RUNS) {
       const m = appMemory(appPid);
       log(`  ${from + count} runs, ${ms(Date.now() - started)}: RSS ${mib(m.rss)}`);
@@ -395,6 +423,13 @@ async function benchRuns(browser, appPid) {
       ? null
       : { median: median(clickToShown), p95: percentile(clickToShown, 95), max: Math.max(...clickToShown) };
   if (shown) log(`  click -> result painted: median ${ms(shown.median)}, p95 ${ms(shown.p95)}, max ${ms(shown.max)}`);
+  if (shownParts.length > 0) {
+    const part = (key) => {
+      const values = shownParts.map((p) => p[key]).filter((v) => typeof v === "number");
+      return values.length === 0 ? "n/a" : `median ${ms(median(values))}, p95 ${ms(percentile(values, 95))}`;
+    };
+    log(`  of which: click -> execute_call sent ${part("toSent")}; click -> its answer back ${part("toAnswered")}; click -> result in the DOM ${part("toDom")}; DOM -> next frame ${part("domToFrame")}`);
+  }
   await settle(2000);
   const memory = appMemory(appPid);
   log(`  after ${RUNS} runs (+2 s): RSS ${mib(memory.rss)} (${memory.parts}), PSS ${mib(memory.pss)}`);

@@ -14,6 +14,7 @@ import path from "node:path";
 
 import { agentConversation, agentRecorded, startModelServer } from "./lib/agent.mjs";
 import { pasteInto } from "./lib/editor.mjs";
+import { samplingScenario } from "./lib/sampling.mjs";
 import { metricsScenario, settingsRemembered, settingsScenario } from "./lib/settingsMetrics.mjs";
 import { wasmRemembered, wasmScenario } from "./lib/wasm.mjs";
 import {
@@ -858,6 +859,9 @@ async function main() {
       modelServer = await startModelServer();
       await agentConversation({ browser, showPane, server: modelServer, xdg });
     });
+    await scenario("17 MCP sampling: the agent's profile chosen in Sources, the request reviewed and sent, the model's text as the result", () =>
+      samplingScenario({ browser, showPane, mcpName: MCP_NAME, profile: "scripted" }),
+    );
     await scenario("14 settings: the timeout changed in the Settings view is stored and reaches the Executor", () =>
       settingsScenario({ browser, showPane, xdg }),
     );

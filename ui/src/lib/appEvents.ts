@@ -1,10 +1,12 @@
 /**
  * Signals between the panes of this window, raised by the thin client ({@link ./ipc}) when a
  * command that changes shared state ends: `run-finished` after any run (the history grew, so the
- * Metrics view refreshes) and `settings-changed` after settings were saved (so a pane showing a
- * setting reads it again). Panes stay mounted while hidden, so listeners stay registered.
+ * Metrics view refreshes), `settings-changed` after settings were saved (so a pane showing a
+ * setting reads it again) and `profiles-changed` after an endpoint profile was saved or removed
+ * (the Sources pane offers them for MCP sampling). Panes stay mounted while hidden, so listeners
+ * stay registered.
  */
-export type AppEvent = "run-finished" | "settings-changed";
+export type AppEvent = "run-finished" | "settings-changed" | "profiles-changed";
 
 const bus = new EventTarget();
 

@@ -197,8 +197,9 @@ export const ipc = {
   importedRemoveDefinition: (name: string, definition: string) =>
     unwrap(commands.importedRemoveDefinition(name, definition)),
   endpointProfiles: () => unwrap(commands.endpointProfiles()),
-  endpointSave: (profile: EndpointProfile, key: string | null) => unwrap(commands.endpointSave(profile, key)),
-  endpointRemove: (name: string) => unwrap(commands.endpointRemove(name)),
+  endpointSave: (profile: EndpointProfile, key: string | null) =>
+    announcing(unwrap(commands.endpointSave(profile, key)), "profiles-changed", true),
+  endpointRemove: (name: string) => announcing(unwrap(commands.endpointRemove(name)), "profiles-changed", true),
   endpointTest: (name: string) => unwrap(commands.endpointTest(name)),
   agentStart: (
     profile: string,

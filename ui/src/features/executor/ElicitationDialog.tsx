@@ -76,10 +76,13 @@ export function ElicitationDialog({ pending, error, onAnswer }: Props) {
           {sampling === null ? "asks for input" : "asks for a model reply"}
         </h3>
         {request.task_id !== null && <p className="muted">For its task {request.task_id}</p>}
-        <p id={`${id}-message`} data-testid="elicitation-message">
-          {request.message}
-        </p>
-        {sampling !== null && <SamplingReview review={sampling} />}
+        {sampling === null ? (
+          <p id={`${id}-message`} data-testid="elicitation-message">
+            {request.message}
+          </p>
+        ) : (
+          <SamplingReview review={sampling} summaryId={`${id}-message`} />
+        )}
         {fields.map((field) => (
           <FieldInput
             key={field.name}

@@ -5,11 +5,12 @@
  */
 import type { SamplingReview as Review } from "../../lib/ipc";
 
-export function SamplingReview({ review }: { review: Review }) {
+/** `summaryId` names the line saying which model would answer (the dialog's description). */
+export function SamplingReview({ review, summaryId }: { review: Review; summaryId: string }) {
   const { request, endpoint } = review;
   return (
     <div className="ex-sampling" data-testid="sampling-review">
-      <p>
+      <p id={summaryId}>
         Model <code data-testid="sampling-model">{endpoint.model}</code> at <code>{endpoint.base_url}</code>{" "}
         (profile <code>{endpoint.profile}</code>), up to {request.max_tokens} tokens
         {request.temperature !== null && <>, temperature {request.temperature}</>}.

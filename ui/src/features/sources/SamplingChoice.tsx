@@ -3,8 +3,9 @@
  * profiles the Agent pane keeps, or nobody (declined with a reason the server sees). Each request
  * still waits for the person's approval in a dialog before it reaches the model.
  */
-import { useCallback, useEffect, useId, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 
+import { onAppEvent } from "../../lib/appEvents";
 import { errorMessage, ipc } from "../../lib/ipc";
 
 export function SamplingChoice() {
@@ -12,23 +13,31 @@ export function SamplingChoice() {
   const [profiles, setProfiles] = useState<string[]>([]);
   const [chosen, setChosen] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Bumped by each choice, so a read that started before it cannot show the older value.
+  const choices = useRef(0);
 
-  // Read again on focus: profiles are added and removed in the Agent pane.
+  // Read again when profiles change in the Agent pane, and on focus (another window, the CLI).
   const load = useCallback(() => {
+    const before = choices.current;
     Promise.all([ipc.endpointProfiles(), ipc.getSettings()]).then(
       ([listed, settings]) => {
         setProfiles(listed.map((profile) => profile.name));
-        setChosen(settings.sampling_profile ?? null);
+        if (choices.current === before) setChosen(settings.sampling_profile ?? null);
       },
       (reason: unknown) => {
         setError(errorMessage(reason));
       },
     );
   }, []);
-  useEffect(load, [load]);
+  useEffect(() => {
+    load();
+    return onAppEvent("profiles-changed", load);
+  }, [load]);
 
   const choose = (value: string) => {
     const profile = value === "" ? null : value;
+    choices.current += 1;
+    setChosen(profile);
     ipc.setSamplingProfile(profile).then(
       (settings) => {
         setChosen(settings.sampling_profile ?? null);
@@ -36,6 +45,7 @@ export function SamplingChoice() {
       },
       (reason: unknown) => {
         setError(errorMessage(reason));
+        load();
       },
     );
   };
@@ -45,7 +55,7 @@ export function SamplingChoice() {
   return (
     <div className="src-sampling" data-testid="sampling-choice">
       <label htmlFor={id}>Sampling requests go to</label>
-      <select id={id} value={chosen ?? ""} onFocus={load} onChange={(e) => { choose(e.target.value); }}>
+      <select id={id} data-testid="sampling-profile" value={chosen ?? ""} onFocus={load} onChange={(e) => { choose(e.target.value); }}>
         <option value="">nobody: decline them</option>
         {names.map((name) => (
           <option key={name} value={name}>

@@ -8,6 +8,7 @@ import { clearMocks } from "@tauri-apps/api/mocks";
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 
+import { emitAppEvent } from "../../lib/appEvents";
 import { SourcesPane } from "./SourcesPane";
 import { commandError, installSourcesBackend } from "./testBackend";
 
@@ -51,6 +52,15 @@ describe("where MCP sampling requests go", () => {
       expect(backend.samplingProfile).toBeNull();
     });
     expect(backend.argsOf("set_sampling_profile")).toEqual([{ profile: "local" }, { profile: null }]);
+
+    // A profile saved in the Agent pane is offered at once.
+    backend.profiles = ["local", "cloud"];
+    act(() => {
+      emitAppEvent("profiles-changed");
+    });
+    await waitFor(() => {
+      expect([...select.options].map((o) => o.value)).toEqual(["", "local", "cloud"]);
+    });
   });
 });
 
