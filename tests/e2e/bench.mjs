@@ -303,21 +303,22 @@ async function benchRuns(browser, appPid) {
               const messageField = () =>
                 document.getElementById("root_message") ?? document.querySelector('#panel-executor input[id$="_message"]');
               const latencies = [];
-              // Where the time goes: the execute_call invoke is wrapped (once per page) to note
-              // when the pane sent it and when its answer came back.
-              const internals = window.__TAURI_INTERNALS__;
-              if (!internals.__benchWrapped) {
-                const invoke = internals.invoke.bind(internals);
-                internals.invoke = (cmd, args, options) => {
-                  if (cmd !== "execute_call") return invoke(cmd, args, options);
+              // Where the time goes: Tauri's IPC posts each command with fetch() to an ipc: URL
+              // (invoke itself cannot be replaced), so fetch is wrapped once per page to note when
+              // execute_call went out and when its answer came back.
+              if (!window.__benchWrapped) {
+                const fetchOriginal = window.fetch.bind(window);
+                window.fetch = (input, init) => {
+                  const url = typeof input === "string" ? input : String(input?.url ?? input);
+                  if (!url.includes("execute_call")) return fetchOriginal(input, init);
                   const mark = { sent: performance.now(), answered: null };
                   window.__benchInvoke = mark;
-                  return invoke(cmd, args, options).then((value) => {
+                  return fetchOriginal(input, init).then((response) => {
                     mark.answered = performance.now();
-                    return value;
+                    return response;
                   });
                 };
-                internals.__benchWrapped = true;
+                window.__benchWrapped = true;
               }
               const parts = [];
               (async () => {

@@ -15,7 +15,7 @@ import {
   type RJSFSchema,
   type UiSchema,
 } from "@rjsf/utils";
-import { Component, type ErrorInfo, type ReactNode } from "react";
+import { Component, memo, useCallback, useMemo, type ErrorInfo, type ReactNode } from "react";
 
 import type { Value } from "../../lib/ipc";
 import { isArgs, type Args } from "./jsonText";
@@ -103,9 +103,18 @@ interface Props {
   onUseJson: () => void;
 }
 
-export function ArgsForm({ parameters, args, onChange, extraErrors, onUseJson }: Props) {
-  const schema = formSchema(parameters);
-  const extra = extraKeys(schema, args);
+// Memoised, with a schema that keeps its identity: rjsf re-derives the whole form (and validates
+// it again) when its schema prop is a new object, and the pane re-renders on every step of a run
+// (running, result, history): that cost most of a run's time as the person sees it.
+export const ArgsForm = memo(function ArgsForm({ parameters, args, onChange, extraErrors, onUseJson }: Props) {
+  const schema = useMemo(() => formSchema(parameters), [parameters]);
+  const extra = useMemo(() => extraKeys(schema, args), [schema, args]);
+  const onFormChange = useCallback(
+    (event: IChangeEvent<unknown>) => {
+      onChange(argsFromForm(event.formData));
+    },
+    [onChange],
+  );
   return (
     <FormBoundary schema={schema} onUseJson={onUseJson}>
       {extra.length > 0 && (
@@ -122,9 +131,7 @@ export function ArgsForm({ parameters, args, onChange, extraErrors, onUseJson }:
         uiSchema={UI_SCHEMA}
         validator={schemaValidator}
         formData={args}
-        onChange={(event: IChangeEvent<unknown>) => {
-          onChange(argsFromForm(event.formData));
-        }}
+        onChange={onFormChange}
         liveValidate="onChange"
         showErrorList={false}
         noHtml5Validate
@@ -134,7 +141,7 @@ export function ArgsForm({ parameters, args, onChange, extraErrors, onUseJson }:
       />
     </FormBoundary>
   );
-}
+});
 
 interface BoundaryProps {
   schema: RJSFSchema;

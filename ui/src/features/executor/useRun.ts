@@ -102,7 +102,13 @@ export function useRun(onFinished: () => void): RunControl {
     });
     ipc.executeCall(call, current.runId, channel).then(
       (result) => {
-        if (isCurrent()) setOutcome({ call, result });
+        // The channel's result_ready usually delivered this result already: keep that object,
+        // so the pane does not render the same result twice.
+        if (isCurrent()) {
+          setOutcome((shown) =>
+            shown?.call === call && shown.result.request_id === result.request_id ? shown : { call, result },
+          );
+        }
       },
       (reason: unknown) => {
         if (!isCurrent()) return;
