@@ -116,6 +116,8 @@ fn list(
         .split_whitespace()
         .map(str::to_lowercase)
         .collect();
+    let offset = offset.map_or(0, |o| o as usize);
+    let limit = limit.map_or(usize::MAX, |l| l as usize);
     if !words.is_empty() {
         return Ok(page(load(state)?, &words, offset, limit));
     }
@@ -127,8 +129,6 @@ fn list(
     };
     tail.refresh(HistorySummary::from)
         .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
-    let offset = offset.map_or(0, |o| o as usize);
-    let limit = limit.map_or(usize::MAX, |l| l as usize);
     let all = tail.records();
     Ok(HistoryPage {
         entries: all.iter().rev().skip(offset).take(limit).cloned().collect(),
@@ -140,11 +140,9 @@ fn list(
 fn page(
     loaded: toolscope_engine::history::LoadedHistory,
     words: &[String],
-    offset: Option<u32>,
-    limit: Option<u32>,
+    offset: usize,
+    limit: usize,
 ) -> HistoryPage {
-    let offset = offset.map_or(0, |o| o as usize);
-    let limit = limit.map_or(usize::MAX, |l| l as usize);
     let mut total = 0_usize;
     let mut entries = Vec::new();
     for entry in loaded.entries.into_iter().rev() {

@@ -18,8 +18,8 @@ use toolscope_llm::profiles::ProfileStore;
 use toolscope_mcp::elicitation::{defaults_answer, describe};
 use toolscope_mcp::sampling::{describe as describe_sampling, SampledMessage, SamplingFailure};
 use toolscope_mcp::{
-    ClientHooks, ElicitationAnswer, ElicitationRequest, Elicitor, ModelSampler, Sampler,
-    SamplingConsent, SamplingEndpoint, SamplingRequest, WorkspaceRoot, SAMPLING_DECLINED,
+    ClientHooks, DeclineSampling, ElicitationAnswer, ElicitationRequest, Elicitor, ModelSampler,
+    Sampler, SamplingConsent, SamplingEndpoint, SamplingRequest, WorkspaceRoot,
 };
 
 use crate::setup::{self, SetupError};
@@ -40,7 +40,7 @@ pub fn hooks(yes: bool, sampling: Option<&str>) -> Result<ClientHooks, SetupErro
                 Arc::new(TerminalConsent { yes }),
             ))
         }
-        None => Arc::new(DeclinedWithHint),
+        None => Arc::new(DeclinedWithHint::default()),
     };
     Ok(ClientHooks {
         elicitor: Arc::new(TerminalElicitor { yes }),
@@ -82,13 +82,14 @@ impl SamplingConsent for TerminalConsent {
 }
 
 /// No profile was named: the server hears the provider's reason, the person how to change it.
-struct DeclinedWithHint;
+#[derive(Default)]
+struct DeclinedWithHint(DeclineSampling);
 
 impl Sampler for DeclinedWithHint {
     fn sample(
         &self,
         request: SamplingRequest,
-        _cancel: CancellationToken,
+        cancel: CancellationToken,
     ) -> BoxFuture<'_, Result<SampledMessage, SamplingFailure>> {
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(
@@ -96,7 +97,7 @@ impl Sampler for DeclinedWithHint {
             "{}\ndeclined: no model endpoint for sampling (pass --sampling-endpoint PROFILE)",
             describe_sampling(&request, None)
         );
-        Box::pin(async { Err(SamplingFailure::Refused(SAMPLING_DECLINED.to_owned())) })
+        self.0.sample(request, cancel)
     }
 }
 

@@ -161,22 +161,10 @@ fn roots_are_the_current_directory_and_sampling_is_declined_with_a_reason() {
     assert!(out.contains("no model endpoint is configured"), "{out}");
 }
 
-/// Runs the CLI off the async runtime, which keeps serving the model meanwhile.
-async fn call_async(sandbox: &Sandbox, args: Vec<String>) -> Output {
-    let home = sandbox.path().to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_toolscope"))
-            .args(&args)
-            .env("TOOLSCOPE_HOME", &home)
-            .env_remove("TOOLSCOPE_WORKSPACE")
-            .env_remove("TOOLSCOPE_HISTORY")
-            .env_remove("TOOLSCOPE_SAMPLING_ENDPOINT")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("toolscope runs")
-    })
-    .await
-    .expect("joined")
+/// Runs the CLI on this worker while the runtime's other worker keeps serving the model.
+fn run_beside_the_model(sandbox: &Sandbox, args: &[String]) -> Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    tokio::task::block_in_place(|| sandbox.run(&args))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -221,7 +209,7 @@ async fn sampling_goes_to_the_named_endpoint_with_yes_and_is_shown_without() {
         args
     };
 
-    let declined = call_async(&sandbox, args(false)).await;
+    let declined = run_beside_the_model(&sandbox, &args(false));
     let err = stderr(&declined);
     assert!(
         err.contains("MCP server 'everything' asks for a model reply"),
@@ -239,7 +227,7 @@ async fn sampling_goes_to_the_named_endpoint_with_yes_and_is_shown_without() {
     );
     assert_eq!(model.requests().len(), 0, "nothing reached the model");
 
-    let sent = call_async(&sandbox, args(true)).await;
+    let sent = run_beside_the_model(&sandbox, &args(true));
     let out = stdout(&sent);
     assert_eq!(sent.status.code(), Some(0), "{out}\n{}", stderr(&sent));
     assert!(out.contains("Sampled through Toolscope"), "{out}");

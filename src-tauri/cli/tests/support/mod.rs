@@ -33,6 +33,7 @@ impl Sandbox {
             .env("TOOLSCOPE_HOME", self.path())
             .env_remove("TOOLSCOPE_WORKSPACE")
             .env_remove("TOOLSCOPE_HISTORY")
+            .env_remove("TOOLSCOPE_SAMPLING_ENDPOINT")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
