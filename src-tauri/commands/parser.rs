@@ -164,12 +164,7 @@ pub async fn replay_stream(
             detected.format
         }
     };
-    let protocol = protocols.get(&id).ok_or_else(|| {
-        unknown(format!(
-            "unknown format '{id}' (known: {})",
-            protocols.ids().join(", ")
-        ))
-    })?;
+    let protocol = parser::named(&protocols, &id).map_err(|error| unknown(error.to_string()))?;
     let delta = usize::try_from(delta_bytes).unwrap_or(usize::MAX);
     tokio::task::spawn_blocking(move || stream::replay(protocol, &text, delta))
         .await

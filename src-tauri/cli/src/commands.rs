@@ -391,16 +391,36 @@ fn formats(global: &GlobalArgs, args: &FormatsArgs) -> u8 {
         return check_formats(global, &args.check);
     }
     let set = setup::protocols(global);
+    // The names vLLM's and SGLang's `--tool-call-parser` use for the same formats are accepted
+    // wherever a format is named (`parse -f qwen25`, an eval case's `format`).
+    let aliases = set.aliases();
+    let aliases_of = |id: &str| -> Vec<&str> {
+        aliases
+            .iter()
+            .filter(|(_, target)| *target == id)
+            .map(|(alias, _)| *alias)
+            .collect()
+    };
     let formats: Vec<Value> = set
         .iter()
-        .map(|p| serde_json::json!({"id": p.id(), "label": p.label()}))
+        .map(|p| serde_json::json!({"id": p.id(), "label": p.label(), "aliases": aliases_of(p.id())}))
         .collect();
     if global.json {
         render::json(&formats);
     } else {
         let width = set.ids().iter().map(|id| id.len()).max().unwrap_or(0);
         for protocol in set.iter() {
-            outln!("{:<width$}  {}", protocol.id(), protocol.label());
+            let also = aliases_of(protocol.id());
+            if also.is_empty() {
+                outln!("{:<width$}  {}", protocol.id(), protocol.label());
+            } else {
+                outln!(
+                    "{:<width$}  {} (also: {})",
+                    protocol.id(),
+                    protocol.label(),
+                    also.join(", ")
+                );
+            }
         }
     }
     exit::OK

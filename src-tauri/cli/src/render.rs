@@ -163,8 +163,8 @@ pub fn parse_report(report: &ParseReport, text: &str, checks: Option<&[RequestCh
         }
         if request.typed_without_schema {
             outln!(
-                "   (values are the model's text: no schema types them, so a JSON literal is read \
-                 as one and the rest stays text; --tools gives the request's schemas)"
+                "   (values are the model's text: no schema types them, so they are read as the \
+                 format's reference parser reads untyped text; --tools gives the request's schemas)"
             );
         }
         if request.incomplete {

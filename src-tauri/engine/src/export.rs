@@ -145,10 +145,7 @@ pub fn test_case(
             let schema = schema_of(&r.tool_name);
             let mut arguments = r.args.clone();
             if r.untyped_args {
-                match &schema {
-                    Some(schema) => coerce::coerce_untyped(&mut arguments, schema),
-                    None => coerce::read_literals(&mut arguments),
-                }
+                coerce::ValueTyping::of(&r.format).apply(&mut arguments, schema.as_ref());
             }
             if let Some(schema) = schema {
                 if described.insert(r.tool_name.clone()) {

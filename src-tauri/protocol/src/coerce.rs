@@ -1,42 +1,166 @@
 //! Argument preparation before validation: typing text values and filling defaults.
 //!
 //! Text formats (VCP, Qwen3-Coder, GLM-4.5, MiniMax-M2, Seed-OSS, Step-3) deliver every value as
-//! a string. A model that
-//! writes `count:「始」3「末」` means the integer 3, so strings are converted to the type the
-//! method's schema asks for; a string that does not convert is left alone and validation then
-//! reports it with its path. Typed formats (JSON) are never coerced: a model that sends `"3"`
-//! for an integer made a mistake worth showing.
+//! a string. A model that writes `count:「始」3「末」` means the integer 3, so strings are
+//! converted to the type the method's schema asks for; a string that does not convert is left
+//! alone and validation then reports it with its path. Typed formats (JSON) are never coerced:
+//! a model that sends `"3"` for an integer made a mistake worth showing.
+//!
+//! How text becomes a value differs between the reference parsers, so each text format follows
+//! a [`ValueTyping`] policy: the one of the reference it mirrors (vLLM's Qwen3-Coder and GLM-4
+//! parsers type values their own way), or by default [`ValueTyping::JSON_LITERALS`].
 
 use serde_json::{Map, Number, Value};
 
-/// Converts string arguments to the types their property schemas ask for.
-pub fn coerce_untyped(args: &mut Map<String, Value>, schema: &Value) {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return;
+/// How a format's text values become JSON values, with or without the tool's schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueTyping {
+    /// Text when there is no schema (the tool is unknown to whoever checks the reply).
+    pub without_schema: Untyped,
+    /// Text of a property the schema does not declare.
+    pub undeclared: Untyped,
+    /// Text of a declared property.
+    pub declared: Declared,
+}
+
+/// What text no schema types becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untyped {
+    /// Kept as written.
+    Text,
+    /// Kept as written, except `null` (any case), which is null.
+    TextOrNull,
+    /// A whole JSON literal (`42`, `true`, `null`, `[1]`, `"x"`) becomes that literal; other
+    /// text is kept.
+    JsonLiteral,
+    /// A JSON literal, else a Python literal as `ast.literal_eval` reads it (`True`, `None`,
+    /// `{'a': 1}`), else the text.
+    JsonOrPython,
+}
+
+/// What text of a declared property becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Declared {
+    /// Converted to a declared type (a name or a list, else the types of `anyOf` / `oneOf`
+    /// members); text that converts to none of them is kept, for validation to report.
+    ByType(ByType),
+    /// Kept when the property's `type` is exactly `"string"`; any other property's text is read
+    /// as [`Untyped::JsonOrPython`], whatever its type says.
+    UnlessString,
+}
+
+/// The choices [`Declared::ByType`] leaves to the reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByType {
+    /// `null` (any case) is null whatever the type, `string` included; otherwise only a type
+    /// list or union that allows `null` reads it so.
+    pub null_always: bool,
+    /// `object` / `array` text that is not JSON is read as a Python literal (`{'a': True}`),
+    /// and so is text of a type with no rule of its own.
+    pub python_fallback: bool,
+    /// A `boolean` that is neither `true` nor `false` (any case) is `false`; otherwise it is
+    /// kept, for validation to report.
+    pub other_booleans_false: bool,
+    /// An `integer` as Python's `int()` reads it: `3.0` stays text. Otherwise a whole `3.0` is
+    /// an integer, as JSON Schema sees it. (vLLM also turns a whole `number` into an integer,
+    /// `2.0` → `2`; a number keeps its form here, and compares equal by value.)
+    pub python_numbers: bool,
+}
+
+impl ValueTyping {
+    /// Schema types convert (what does not convert is left for validation); without a schema a
+    /// whole JSON literal is read as one, as llama.cpp's XML tool-call reader does; a property
+    /// the schema does not declare keeps its text.
+    pub const JSON_LITERALS: Self = Self {
+        without_schema: Untyped::JsonLiteral,
+        undeclared: Untyped::Text,
+        declared: Declared::ByType(ByType {
+            null_always: false,
+            python_fallback: false,
+            other_booleans_false: false,
+            python_numbers: false,
+        }),
     };
-    for (name, value) in args.iter_mut() {
-        let Some(prop) = properties.get(name) else {
-            continue;
-        };
-        if let Value::String(text) = value {
-            if let Some(converted) = convert(text, prop) {
+
+    /// vLLM's `qwen3coder_tool_parser._convert_param_value` (SGLang's `qwen3_coder_detector`
+    /// is the same): `null` is null for any type and without a schema; otherwise text no
+    /// schema types stays text; `object` / `array` fall back from JSON to `ast.literal_eval`;
+    /// a boolean that is not `true` is `false`.
+    pub const QWEN3_CODER: Self = Self {
+        without_schema: Untyped::TextOrNull,
+        undeclared: Untyped::TextOrNull,
+        declared: Declared::ByType(ByType {
+            null_always: true,
+            python_fallback: true,
+            other_booleans_false: true,
+            python_numbers: true,
+        }),
+    };
+
+    /// vLLM's `glm4_moe_tool_parser` (`_is_string_type`, `_deserialize`): a property declared
+    /// `"type": "string"` keeps its text; every other value, with or without a schema, is read
+    /// as JSON, then as a Python literal, else kept.
+    pub const GLM: Self = Self {
+        without_schema: Untyped::JsonOrPython,
+        undeclared: Untyped::JsonOrPython,
+        declared: Declared::UnlessString,
+    };
+
+    /// The policy of the format with id `format` (a request's `format`): the formats whose
+    /// reference types text its own way are listed in [`FORMATS`]; any other reads JSON
+    /// literals.
+    pub fn of(format: &str) -> Self {
+        FORMATS
+            .iter()
+            .find(|(id, _)| *id == format)
+            .map_or(Self::JSON_LITERALS, |(_, typing)| *typing)
+    }
+
+    /// Types the string values of `args` from `schema` (the tool's parameters, an object
+    /// schema), or without one when `schema` is `None`. Other values are left alone.
+    pub fn apply(self, args: &mut Map<String, Value>, schema: Option<&Value>) {
+        let properties = schema.map(|s| s.get("properties").and_then(Value::as_object));
+        for (name, value) in args.iter_mut() {
+            let Value::String(text) = value else {
+                continue;
+            };
+            let converted = match properties {
+                None => read_untyped(text, self.without_schema),
+                Some(properties) => match properties.and_then(|p| p.get(name)) {
+                    None => read_untyped(text, self.undeclared),
+                    Some(prop) => match self.declared {
+                        Declared::ByType(rules) => convert(text, prop, rules),
+                        Declared::UnlessString => (prop.get("type")
+                            != Some(&Value::String("string".to_owned())))
+                        .then(|| read_untyped(text, Untyped::JsonOrPython))
+                        .flatten(),
+                    },
+                },
+            };
+            if let Some(converted) = converted {
                 *value = converted;
             }
         }
     }
 }
 
+/// Formats whose reference parser types text values its own way, by format id.
+const FORMATS: &[(&str, ValueTyping)] = &[
+    ("qwen3_coder", ValueTyping::QWEN3_CODER),
+    ("glm45", ValueTyping::GLM),
+];
+
+/// Converts string arguments to the types their property schemas ask for
+/// ([`ValueTyping::JSON_LITERALS`]; a format's own policy is [`ValueTyping::of`]).
+pub fn coerce_untyped(args: &mut Map<String, Value>, schema: &Value) {
+    ValueTyping::JSON_LITERALS.apply(args, Some(schema));
+}
+
 /// Reads each string argument that is a whole JSON literal as that literal (`42`, `null`,
-/// `"x"` → `x`, `[1]`): what untyped text means when no schema says more. llama.cpp's XML
-/// tool-call reader and vLLM's GLM-4.5 parser read values so; other text stays as written.
+/// `"x"` → `x`, `[1]`): what untyped text means when no schema says more
+/// ([`ValueTyping::JSON_LITERALS`] without a schema); other text stays as written.
 pub fn read_literals(args: &mut Map<String, Value>) {
-    for value in args.values_mut() {
-        if let Value::String(text) = value {
-            if let Ok(literal) = serde_json::from_str::<Value>(text.trim()) {
-                *value = literal;
-            }
-        }
-    }
+    ValueTyping::JSON_LITERALS.apply(args, None);
 }
 
 /// Adds each missing top-level property that declares a `default`.
@@ -51,6 +175,24 @@ pub fn apply_defaults(args: &mut Map<String, Value>, schema: &Value) {
             }
         }
     }
+}
+
+/// The value `text` stands for under `rule`, or `None` when it stays text.
+fn read_untyped(text: &str, rule: Untyped) -> Option<Value> {
+    let trimmed = text.trim();
+    match rule {
+        Untyped::Text => None,
+        Untyped::TextOrNull => is_null_word(trimmed).then_some(Value::Null),
+        Untyped::JsonLiteral => serde_json::from_str(trimmed).ok(),
+        Untyped::JsonOrPython => serde_json::from_str(trimmed)
+            .ok()
+            .or_else(|| crate::pylit::parse_python_literal(trimmed).ok()),
+    }
+}
+
+/// `null` in any letter case, as vLLM's `value.lower() == "null"`.
+fn is_null_word(text: &str) -> bool {
+    text.eq_ignore_ascii_case("null")
 }
 
 /// The types a property allows: its `type` (a name or a list), else those of its `anyOf` /
@@ -82,11 +224,14 @@ fn declared_types(prop: &Value) -> Vec<&str> {
         .collect()
 }
 
-fn convert(text: &str, prop: &Value) -> Option<Value> {
+fn convert(text: &str, prop: &Value, rules: ByType) -> Option<Value> {
     let types = declared_types(prop);
+    let trimmed = text.trim();
     // A nullable value written `null` means null, even when it may also be a string (the
     // reference parsers read `null` first, whatever the type).
-    if types.contains(&"null") && text.trim() == "null" {
+    if (rules.null_always && is_null_word(trimmed))
+        || (types.contains(&"null") && trimmed == "null")
+    {
         return Some(Value::Null);
     }
     if types.contains(&"string") {
@@ -95,25 +240,31 @@ fn convert(text: &str, prop: &Value) -> Option<Value> {
     if types.is_empty() {
         // No type: an enum of non-strings can still say what the text means.
         let options = prop.get("enum").and_then(Value::as_array)?;
-        let parsed: Value = serde_json::from_str(text.trim()).ok()?;
+        let parsed: Value = serde_json::from_str(trimmed).ok()?;
         return options.contains(&parsed).then_some(parsed);
     }
-    let trimmed = text.trim();
+    let container = |wanted: fn(&Value) -> bool| {
+        let json = serde_json::from_str::<Value>(trimmed).ok();
+        // vLLM takes whatever `json.loads` gives (`5` for an object); the stricter default
+        // leaves a mismatch for validation.
+        if rules.python_fallback {
+            return json.or_else(|| crate::pylit::parse_python_literal(trimmed).ok());
+        }
+        json.filter(wanted)
+    };
     types.iter().find_map(|t| match *t {
+        "integer" if rules.python_numbers => python_int(trimmed),
         "integer" => parse_integer(trimmed),
         "number" => parse_number(trimmed),
         "boolean" => match trimmed.to_ascii_lowercase().as_str() {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
-            _ => None,
+            _ => rules.other_booleans_false.then_some(Value::Bool(false)),
         },
         "null" => (trimmed.is_empty() || trimmed == "null").then_some(Value::Null),
-        "object" => serde_json::from_str::<Value>(trimmed)
-            .ok()
-            .filter(Value::is_object),
-        "array" => serde_json::from_str::<Value>(trimmed)
-            .ok()
-            .filter(Value::is_array),
+        "object" => container(Value::is_object),
+        "array" => container(Value::is_array),
+        _ if rules.python_fallback => crate::pylit::parse_python_literal(trimmed).ok(),
         _ => None,
     })
 }
@@ -134,6 +285,25 @@ fn parse_integer(text: &str) -> Option<Value> {
     None
 }
 
+/// An integer as Python's `int()` reads text: digits with an optional sign and `_` between
+/// digits; no fraction or exponent, even when whole.
+fn python_int(text: &str) -> Option<Value> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let well_formed = !digits.is_empty()
+        && !digits.starts_with('_')
+        && !digits.ends_with('_')
+        && !digits.contains("__")
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    if !well_formed {
+        return None;
+    }
+    let cleaned = text.replace('_', "");
+    if let Ok(i) = cleaned.parse::<i64>() {
+        return Some(Value::Number(i.into()));
+    }
+    cleaned.parse::<u64>().ok().map(|u| Value::Number(u.into()))
+}
+
 fn parse_number(text: &str) -> Option<Value> {
     if let Ok(i) = text.parse::<i64>() {
         return Some(Value::Number(i.into()));
@@ -143,94 +313,4 @@ fn parse_number(text: &str) -> Option<Value> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn coerced(args: Value, schema: Value) -> Value {
-        let Value::Object(mut args) = args else {
-            panic!("test args must be an object")
-        };
-        coerce_untyped(&mut args, &schema);
-        Value::Object(args)
-    }
-
-    #[test]
-    fn without_a_schema_json_literals_are_read_and_other_text_stays() {
-        let Value::Object(mut args) = json!({
-            "n": " 42 ", "f": "1.5", "b": "true", "null": "null", "list": "[1, \"a\"]",
-            "object": "{\"k\": 1}", "quoted": "\"x\"", "word": "Paris", "zeros": "007"
-        }) else {
-            unreachable!()
-        };
-        read_literals(&mut args);
-        assert_eq!(
-            Value::Object(args),
-            json!({
-                "n": 42, "f": 1.5, "b": true, "null": null, "list": [1, "a"],
-                "object": {"k": 1}, "quoted": "x", "word": "Paris", "zeros": "007"
-            })
-        );
-    }
-
-    #[test]
-    fn converts_to_declared_types() {
-        let schema = json!({"properties": {
-            "i": {"type": "integer"}, "f": {"type": "number"}, "b": {"type": "boolean"},
-            "n": {"type": "null"}, "o": {"type": "object"}, "a": {"type": "array"},
-            "s": {"type": "string"}, "either": {"type": ["integer", "string"]},
-            "maybe": {"type": ["null", "integer"]}, "e": {"enum": [1, 2]}, "whole": {"type": "integer"}
-        }});
-        let out = coerced(
-            json!({"i": " 42 ", "f": "2.5", "b": "TRUE", "n": "null", "o": "{\"k\": [1]}",
-                   "a": "[1, \"x\"]", "s": "7", "either": "7", "maybe": "", "e": "2",
-                   "whole": "3.0", "extra": "5"}),
-            schema,
-        );
-        assert_eq!(
-            out,
-            json!({"i": 42, "f": 2.5, "b": true, "n": null, "o": {"k": [1]}, "a": [1, "x"],
-                   "s": "7", "either": "7", "maybe": null, "e": 2, "whole": 3, "extra": "5"})
-        );
-    }
-
-    #[test]
-    fn any_of_members_and_loose_type_names_type_values() {
-        let schema = json!({"properties": {
-            "maybe_int": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
-            "maybe_obj": {"oneOf": [{"type": "object"}, {"type": "null"}]},
-            "maybe_str": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-            "f": {"type": "float"}, "b": {"type": "bool"}, "i": {"type": "int"}
-        }});
-        let out = coerced(
-            json!({"maybe_int": "5", "maybe_obj": "{\"a\": 1}", "maybe_str": "5",
-                   "f": "2.75", "b": "true", "i": "42"}),
-            schema,
-        );
-        assert_eq!(
-            out,
-            json!({"maybe_int": 5, "maybe_obj": {"a": 1}, "maybe_str": "5",
-                   "f": 2.75, "b": true, "i": 42})
-        );
-    }
-
-    #[test]
-    fn leaves_unconvertible_text_for_validation_to_report() {
-        let schema = json!({"properties": {
-            "i": {"type": "integer"}, "o": {"type": "object"}, "e": {"enum": [1, 2]}
-        }});
-        let out = coerced(json!({"i": "4.5", "o": "[1]", "e": "3"}), schema);
-        assert_eq!(out, json!({"i": "4.5", "o": "[1]", "e": "3"}));
-    }
-
-    #[test]
-    fn defaults_fill_only_missing_properties() {
-        let schema = json!({"properties": {
-            "a": {"type": "integer", "default": 1}, "b": {"default": "x"}, "c": {"type": "string"}
-        }});
-        let mut args = Map::new();
-        args.insert("b".into(), json!("given"));
-        apply_defaults(&mut args, &schema);
-        assert_eq!(Value::Object(args), json!({"a": 1, "b": "given"}));
-    }
-}
+mod tests;

@@ -1,4 +1,5 @@
-//! GLM-4.5 / GLM-4.6 (Zhipu): a call is the tool's name and key/value pairs in `<tool_call>`.
+//! GLM-4.5 / GLM-4.6 / GLM-4.7 (Zhipu): a call is the tool's name and key/value pairs in
+//! `<tool_call>`.
 //!
 //! ```text
 //! <tool_call>NAME
@@ -7,22 +8,32 @@
 //! </tool_call>
 //! ```
 //!
-//! One call per block; later GLM versions drop the newline after the name, so the name ends at
-//! the first newline or `<`. The template writes string values as they are and other values as
-//! JSON, so every value is kept as text (requests are untyped) and the engine types them from
-//! the method's schema; whitespace around a value is removed (as vLLM's and SGLang's `.strip()`),
-//! and XML entities are not decoded (the template does not escape). Reasoning is in `<think>`.
+//! One call per block; GLM-4.7 drops the newline after the name, so the name ends at the first
+//! newline or `<`, and between `</arg_key>` and `<arg_value>` it sometimes writes the two
+//! characters `\n` instead of a newline (vLLM's `glm47` parser allows both). The template writes
+//! string values as they are and other values as JSON, so every value is kept as text (requests
+//! are untyped) and the engine types them from the method's schema, or reads JSON and Python
+//! literals without one (`coerce::ValueTyping::GLM`); whitespace around a value is removed (as
+//! vLLM's and SGLang's `.strip()`), and XML entities are not decoded (the template does not
+//! escape).
+//!
+//! Reasoning is in `<think>`. GLM-4.7's template opens `<think>` in the prompt, and vLLM reads
+//! GLM replies with its DeepSeek-R1-style reasoning parser, so a `</think>` before any `<think>`
+//! ends reasoning that began at the reply's start (`THINK_MAY_START_OPEN`): calls drafted in it
+//! are not calls.
 //!
 //! The tag is hermes's (and qwen3-coder's): a JSON or `<function=` body is reported as such, so
 //! auto-detect (which keeps the candidate without errors) tells them apart. For the same reason
-//! the grammar is read strictly: a name with spaces, or text that is not a key/value pair, is an
-//! error that skips the call, so prose mentioning `<tool_call>` never becomes a call. Tools are listed as JSON in `<tools>`; results
-//! go back as `<tool_response>` elements of an `<|observation|>` turn.
+//! the start of a block is read strictly: a name with spaces, or text before the first
+//! key/value pair, is an error that skips the call, so prose mentioning `<tool_call>` never
+//! becomes a call. Once a pair has been read the block is GLM's, and other text between pairs
+//! is ignored with a warning, as the reference parsers ignore it. Tools are listed as JSON in
+//! `<tools>`; results go back as `<tool_response>` elements of an `<|observation|>` turn.
 
 use serde_json::Map;
 
-use crate::calls::{error, push_request, Call};
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::calls::{error, push_request, warning, Call};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::hermes::{CALL_CLOSE, CALL_OPEN};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -37,7 +48,7 @@ const VALUE_CLOSE: &str = "</arg_value>";
 
 const FRAMING: Framing = Framing {
     rules: &[
-        THINK,
+        THINK_MAY_START_OPEN,
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
     ],
 };
@@ -51,7 +62,7 @@ impl Protocol for Glm45 {
     }
 
     fn label(&self) -> &'static str {
-        "GLM-4.5 / 4.6 <tool_call> with <arg_key>/<arg_value>"
+        "GLM-4.5 / 4.6 / 4.7 <tool_call> with <arg_key>/<arg_value>"
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
@@ -161,21 +172,57 @@ impl Protocol for Glm45 {
     }
 }
 
-/// Reports non-whitespace text in `text[from..to]`, where only pairs belong. An error, not a
-/// warning: the tag is hermes's too, and a block that is not all pairs is likely not GLM's.
-fn stray(text: &str, from: usize, to: usize, place: &str, out: &mut ParseOutput) -> bool {
-    let slice = text.get(from..to).unwrap_or_default();
-    let trimmed = slice.trim();
+/// GLM-4.7 sometimes writes the two characters `\n` where the template has a newline.
+const LITERAL_NEWLINE: &str = "\\n";
+
+/// The end of the layout at `text[from..]`: whitespace and literal `\n`s.
+fn skip_layout(text: &str, from: usize, to: usize) -> usize {
+    let mut rest = text.get(from..to).unwrap_or_default();
+    loop {
+        let trimmed = rest.trim_start();
+        match trimmed.strip_prefix(LITERAL_NEWLINE) {
+            Some(after) => rest = after,
+            None => return to - trimmed.len(),
+        }
+    }
+}
+
+/// What text in `text[from..to]`, where only pairs belong, does to the call: before the first
+/// pair it skips it (an error: the tag is hermes's too, and a block that does not start with
+/// pairs is likely not GLM's); after one it is ignored with a warning, as vLLM's and SGLang's
+/// `findall` ignore it. True when the call is skipped.
+fn stray(
+    text: &str,
+    from: usize,
+    to: usize,
+    after_a_pair: bool,
+    place: &str,
+    out: &mut ParseOutput,
+) -> bool {
+    let start = skip_layout(text, from, to);
+    let slice = text.get(start..to).unwrap_or_default();
+    let trimmed = slice.trim_end();
     if trimmed.is_empty() {
         return false;
     }
-    let start = from + (slice.len() - slice.trim_start().len());
     let preview: String = trimmed.chars().take(40).collect();
+    let span = Span::new(start, start + trimmed.len());
+    if after_a_pair {
+        warning(
+            out,
+            DiagnosticCode::StrayText,
+            format!(
+                "text {place} is not an {KEY_OPEN}/{VALUE_OPEN} pair ('{preview}'); it is ignored"
+            ),
+            span,
+        );
+        return false;
+    }
     error(
         out,
         DiagnosticCode::StrayText,
         format!("text {place} is not an {KEY_OPEN}/{VALUE_OPEN} pair ('{preview}'); the call is skipped"),
-        Span::new(start, start + trimmed.len()),
+        span,
     );
     true
 }
@@ -203,7 +250,7 @@ fn pairs(
         None => format!("{what} before {CALL_CLOSE}; the call is skipped"),
     };
     while let Some(key_open) = keys.find(cursor) {
-        if stray(text, cursor, key_open, &place, out) {
+        if stray(text, cursor, key_open, !args.is_empty(), &place, out) {
             return None;
         }
         let key_start = key_open + KEY_OPEN.len();
@@ -221,13 +268,13 @@ fn pairs(
         };
         let key = text.get(key_start..key_close).unwrap_or_default().trim();
         let after_key = key_close + KEY_CLOSE.len();
-        let gap = text.get(after_key..limit).unwrap_or_default();
-        let value_open = after_key + (gap.len() - gap.trim_start().len());
+        // Whitespace, or GLM-4.7's literal `\n`, may separate the key from its value.
+        let value_open = skip_layout(text, after_key, limit);
         if !text
             .get(value_open..limit)
             .is_some_and(|rest| rest.starts_with(VALUE_OPEN))
         {
-            let message = if gap.trim().is_empty() && next_key.is_none() && !complete {
+            let message = if value_open == limit && next_key.is_none() && !complete {
                 format!("the reply ends after argument '{key}' of '{name}' and before its value; the call is skipped")
             } else {
                 format!("argument '{key}' of '{name}' is not followed by {VALUE_OPEN}; the call is skipped")
@@ -280,7 +327,10 @@ fn pairs(
         );
         cursor = span.end;
     }
-    if stray(text, cursor, end, &place, out) {
+    // A reply cut inside `</tool_call>` leaves the start of it: not stray text.
+    let tail = text.get(cursor..end).unwrap_or_default().trim();
+    let cut_in_close = !complete && !tail.is_empty() && CALL_CLOSE.starts_with(tail);
+    if !cut_in_close && stray(text, cursor, end, !args.is_empty(), &place, out) {
         return None;
     }
     Some(args)

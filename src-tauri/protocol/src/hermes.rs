@@ -10,8 +10,16 @@
 //! `test_hermes_2_pro_parser`), which also reads what Qwen 2.5 models write instead of the
 //! template's tag: the call object in `<tools>`, `<tool>`, `<response>`, `<json>`, `<JSON>` or
 //! `<xml>` tags (also inside a ```` ```xml ```` fence), `<function=NAME>{…}</function>` inside
-//! `<tool_call>`, and `<function name="NAME">{…}</function>`. Those other tags count only when
-//! the body is a call object (`{"name": …`); otherwise they are prose.
+//! `<tool_call>`, the call object in a ```` ```json ```` fence inside `<tool_call>`, and
+//! `<function name="NAME">{…}</function>`. Those other tags count only when the body is a call
+//! object (`{"name": …`); otherwise they are prose.
+//!
+//! Reasoning: QwQ, Qwen3 Thinking and Qwen3.5 templates open `<think>` in the prompt, so text
+//! before a lone `</think>` is reasoning and calls drafted there are not calls (vLLM's `qwen3`
+//! reasoning parser, llama.cpp's `thinking_forced_open`). A `<think>` never closed ends at its
+//! first `<tool_call>` when a call object or `<function=` follows (vLLM's Qwen3 parser: Qwen3.5
+//! opens calls without closing its reasoning). `<|im_end|>` / `<|endoftext|>` left in a raw
+//! completion end a `<tool_call>` that was never closed.
 //!
 //! Deliberate differences, each read by another format that auto-detect picks with the same
 //! calls: a bare `{"name": …}` in the prose is llama3_json's; `<function_call>` is
@@ -21,7 +29,7 @@
 //! there.
 
 use crate::calls::{error, find_marker_in, push_json_calls, push_named_call};
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -32,7 +40,10 @@ pub const CALL_CLOSE: &str = "</tool_call>";
 
 const FRAMING: Framing = Framing {
     rules: &[
-        THINK,
+        // QwQ, Qwen3 Thinking and Qwen3.5 templates open `<think>` in the prompt; a model may
+        // also start a call without closing its reasoning (see the module docs).
+        THINK_MAY_START_OPEN
+            .ends_unclosed_at(&[CALL_OPEN], &[&["{", "\"name\""], &[FUNCTION_OPEN]]),
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
         Rule::call(NAMED_FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
         Rule::call("<tools>", Close::Marker("</tools>")).lenient(),
@@ -41,6 +52,9 @@ const FRAMING: Framing = Framing {
         Rule::call("<json>", Close::Marker("</json>")).lenient(),
         Rule::call("<JSON>", Close::Marker("</JSON>")).lenient(),
         Rule::call("<xml>", Close::Marker("</xml>")).lenient(),
+        // Left in raw completions; they end an unclosed final call.
+        Rule::end_of_turn("<|im_end|>"),
+        Rule::end_of_turn("<|endoftext|>"),
     ],
 };
 
@@ -113,7 +127,7 @@ impl Protocol for Hermes {
             TOOL_CALL_RULE => push_json_calls(
                 out,
                 text,
-                block.body,
+                unfenced(text, block.body),
                 block.span,
                 ID,
                 "the <tool_call> body",
@@ -139,6 +153,31 @@ fn starts_call_object(body: &str) -> bool {
     body.trim_start()
         .strip_prefix('{')
         .is_some_and(|rest| rest.trim_start().starts_with("\"name\""))
+}
+
+/// The JSON inside a code fence that fills a `<tool_call>` body (```` ```json ````, ```` ```xml ````
+/// or ```` ``` ````, a line break, the value, an optional closing ```` ``` ````), as Qwen 2.5
+/// models write it and llama.cpp's Hermes parser reads it; otherwise the body as it is.
+fn unfenced(text: &str, body: Span) -> Span {
+    let slice = text.get(body.start..body.end).unwrap_or_default();
+    let Some(info) = slice.trim_start().strip_prefix("```") else {
+        return body;
+    };
+    let info = ["json", "xml"]
+        .iter()
+        .find_map(|lang| info.strip_prefix(lang))
+        .unwrap_or(info);
+    // `after` is a suffix of the body: where it starts follows from its length.
+    let Some((line, after)) = info.split_once('\n') else {
+        return body;
+    };
+    if !line.trim().is_empty() || !after.trim_start().starts_with(['{', '[']) {
+        return body;
+    }
+    let inner = after.trim_end();
+    let inner = inner.strip_suffix("```").unwrap_or(inner);
+    let start = body.end - after.len();
+    Span::new(start, start + inner.len())
 }
 
 /// `NAME<name_end>{…}` up to `</function>` (or the block's end): a call of NAME with the JSON

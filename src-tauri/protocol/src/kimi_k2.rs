@@ -13,15 +13,17 @@
 //! a parser with no tool list cannot, so such a call is skipped too.) Each `<|tool_call_begin|>` is a block of its own, so a broken
 //! call never hides the others and calls stream one by one; the section tokens (also in their
 //! singular spelling, which some checkpoints emit) only structure the reply. Reasoning (K2
-//! Thinking) is in `<think>`. Tools are declared as a JSON list in a `tool_declare` system turn;
-//! each result is a `tool` turn headed `## Return of ID`.
+//! Thinking) is in `<think>`, which the template may open in the prompt (text before a lone
+//! `</think>` is reasoning); a `<think>` never closed ends at the first call section or call
+//! token in it, as vLLM's `kimi_k2` reasoning parser reads it. Tools are declared as a JSON
+//! list in a `tool_declare` system turn; each result is a `tool` turn headed `## Return of ID`.
 //!
 //! A call ends at the first `<|tool_call_end|>`, even inside a JSON string, as in the vendors'
 //! parsers: the token is special to the tokenizer, so a model does not write it as text. (Ending
 //! the call with its balanced JSON instead would lose the diagnostic for a missing end token.)
 
 use crate::calls::{arguments, error, parse_json, push_request, Call};
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -31,14 +33,19 @@ use crate::{Protocol, ToolDefinitionInput};
 pub const CALL_OPEN: &str = "<|tool_call_begin|>";
 pub const CALL_CLOSE: &str = "<|tool_call_end|>";
 pub const ARGUMENTS: &str = "<|tool_call_argument_begin|>";
+const SECTION_OPEN: &str = "<|tool_calls_section_begin|>";
+const SECTION_OPEN_SINGULAR: &str = "<|tool_call_section_begin|>";
 
 const FRAMING: Framing = Framing {
     rules: &[
-        THINK,
+        // The K2 Thinking template may open the reasoning in the prompt, and the model may start
+        // its calls without closing it: vLLM's `kimi_k2` reasoning parser reads both.
+        THINK_MAY_START_OPEN
+            .ends_unclosed_at(&[SECTION_OPEN, SECTION_OPEN_SINGULAR, CALL_OPEN], &[]),
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
-        Rule::token("<|tool_calls_section_begin|>"),
+        Rule::token(SECTION_OPEN),
         Rule::token("<|tool_calls_section_end|>"),
-        Rule::token("<|tool_call_section_begin|>"),
+        Rule::token(SECTION_OPEN_SINGULAR),
         Rule::token("<|tool_call_section_end|>"),
     ],
 };

@@ -127,6 +127,47 @@ pub trait Protocol: Send + Sync {
     }
 }
 
+/// Names vLLM's and SGLang's `--tool-call-parser` give formats built in here, as (name, format
+/// id). Each parser was checked to read the same wire format as the format it maps to (ours may
+/// be more lenient); names of parsers with no equivalent here are left out. An id always wins
+/// over an alias.
+pub const ALIASES: &[(&str, &str)] = &[
+    // vLLM (`vllm/tool_parsers/__init__.py`)
+    ("llama4_json", "llama3_json"),  // the same Llama3JsonToolParser
+    ("llama4_pythonic", "pythonic"), // `[f(…)]`, optionally in <|python_start|>
+    ("openai", "gpt_oss"),           // GptOssToolParser (harmony), not the Chat API
+    ("granite4", "hermes"),          // <tool_call>{…}</tool_call>
+    ("granite-20b-fc", "granite_20b_fc"),
+    ("glm47", "glm45"),           // GLM-4.7; glm45 reads both layouts
+    ("qwen3_xml", "qwen3_coder"), // the same XML layout, another parser
+    ("internlm", "internlm2"),
+    ("hunyuan_a13b", "hunyuan"),
+    ("minimax", "minimax_m1"), // MinimaxToolParser: MiniMax-M1's <tool_calls>
+    ("phi4_mini_json", "phi4_mini"),
+    ("functiongemma", "function_gemma"),
+    ("cohere_command3", "command_a"), // <|START_ACTION|>[…]<|END_ACTION|>
+    ("cohere_command4", "command_a"),
+    // SGLang (`python/sglang/srt/function_call/function_call_parser.py`)
+    ("qwen", "hermes"), // Qwen25Detector: <tool_call>{…}</tool_call>
+    ("qwen25", "hermes"),
+    ("llama3", "llama3_json"), // Llama32Detector
+    ("gpt-oss", "gpt_oss"),
+    ("deepseekv3", "deepseek_v3"),
+    ("deepseekv31", "deepseek_v31"),
+    ("deepseekv32", "deepseek_v32"), // DSML
+    ("glm", "glm45"),                // Glm4MoeDetector
+    ("minimax-m2", "minimax_m2"),
+    ("apertus2509", "apertus"),
+];
+
+/// The format id `name` is an alias of (case-insensitive).
+fn alias_target(name: &str) -> Option<&'static str> {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
+        .map(|(_, target)| *target)
+}
+
 /// The protocols the engine knows, in auto-detect priority order.
 #[derive(Clone)]
 pub struct ProtocolSet {
@@ -225,11 +266,31 @@ impl ProtocolSet {
         Self::from_protocols(protocols)
     }
 
+    /// The protocol `id` names (case-insensitive): a format id, or else a serving stack's name
+    /// for one of them ([`ALIASES`]), so a corpus labelled by vLLM or SGLang parses as named.
     pub fn get(&self, id: &str) -> Option<Arc<dyn Protocol>> {
-        self.protocols
+        let find = |id: &str| {
+            self.protocols
+                .iter()
+                .find(|p| p.id().eq_ignore_ascii_case(id))
+                .cloned()
+        };
+        find(id).or_else(|| find(alias_target(id)?))
+    }
+
+    /// The [`ALIASES`] whose format this set has, as (alias, format id).
+    pub fn aliases(&self) -> Vec<(&'static str, &'static str)> {
+        ALIASES
             .iter()
-            .find(|p| p.id().eq_ignore_ascii_case(id))
-            .cloned()
+            .copied()
+            .filter(|(alias, target)| {
+                !self
+                    .protocols
+                    .iter()
+                    .any(|p| p.id().eq_ignore_ascii_case(alias))
+                    && self.protocols.iter().any(|p| p.id() == *target)
+            })
+            .collect()
     }
 
     pub fn ids(&self) -> Vec<&'static str> {

@@ -10,11 +10,12 @@
 //! end-of-turn tokens a raw completion may carry are dropped from the content.
 //!
 //! What is a call:
-//! - after `<|python_tag|>` (up to the next end-of-turn token): JSON calls separated by `;`; a
-//!   built-in tool call `name.call(arg="…", …)` with Python-literal arguments (llama.cpp's
-//!   builtin-tools grammar), read as the call `name`; anything else is raw code for the code
-//!   interpreter, read as a call of `python` with `{"code": …}` (llama.cpp's reading of raw
-//!   code after the tag, as in its functionary v3.1 parser);
+//! - after `<|python_tag|>` (up to the next end-of-turn token): JSON calls separated by `;` or
+//!   `,` (or a JSON list of them); a built-in tool call `name.call(arg="…", …)` with
+//!   Python-literal arguments (llama.cpp's builtin-tools grammar), read as the call `name`;
+//!   anything else is raw code for the code interpreter, read as a call of `python` with
+//!   `{"code": …}` (llama.cpp's reading of raw code after the tag, as in its functionary v3.1
+//!   parser);
 //! - a reply that is a JSON call (the `{` first), with `;` between several;
 //! - a JSON object in the prose, as vLLM finds them: standing on its own (not inside a list or
 //!   after a tag, which other formats own), first key `"name"` (or `"type"`, for
@@ -166,8 +167,10 @@ fn decode_python_tag(text: &str, block: &Block, out: &mut ParseOutput) {
     }
 }
 
-/// JSON calls separated by `;` in `text[block.body]`, each its own request (spanned from the
-/// tag or its `;`); prose after them stays content.
+/// JSON calls separated by `;` or `,` (or only whitespace) in `text[block.body]`, each its own
+/// request (spanned from the tag or its separator); prose after them stays content. Llama's
+/// template asks for `;`, but models also write `{…}, {…}`, which vLLM (every `{` is tried) and
+/// SGLang (a failed decode resumes at the next `{"name":`) both read as calls.
 fn json_calls(text: &str, block: &Block, out: &mut ParseOutput) {
     let bytes = text.as_bytes();
     let body = block.body;
@@ -175,7 +178,7 @@ fn json_calls(text: &str, block: &Block, out: &mut ParseOutput) {
     let mut call_start = block.span.start;
     while at < body.end {
         match bytes[at] {
-            b';' => {
+            b';' | b',' => {
                 call_start = at;
                 at += 1;
             }

@@ -1,5 +1,9 @@
 //! Mistral (tokenizers before v11: Mistral 7B v0.3, Mixtral 8x22B, Mistral Small/Large 2):
-//! `[TOOL_CALLS] [{"name": …, "arguments": {…}, "id": …}, …]`.
+//! `[TOOL_CALLS] [{"name": …, "arguments": {…}, "id": …}, …]`; and, as the reference parsers'
+//! single `mistral` parser does, the v11+ compact form `[TOOL_CALLS]name[ARGS]{…}` /
+//! `[TOOL_CALLS]name{…}` (vLLM `vllm/tool_parsers/mistral_tool_parser.py` picks the form by the
+//! tokenizer's version, SGLang's `MistralDetector.detect_and_parse` by the text; we go by the
+//! text). The compact form is decoded by [`crate::mistral_v11`], which names it alone.
 //!
 //! Tools are offered as `[AVAILABLE_TOOLS] [...] [/AVAILABLE_TOOLS]` and results come back as
 //! `[TOOL_RESULTS] {"call_id": …, "content": …} [/TOOL_RESULTS]`. Magistral's reasoning sits
@@ -8,9 +12,9 @@
 use serde_json::json;
 
 use crate::calls::push_json_calls;
-use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
+use crate::framing::{Block, Framing};
 use crate::prompt::{function_definitions, result_value};
-use crate::request::ParseOutput;
+use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -18,13 +22,17 @@ pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
 pub const THINK_OPEN: &str = "[THINK]";
 pub const THINK_CLOSE: &str = "[/THINK]";
 
-const FRAMING: Framing = Framing {
-    rules: &[
-        THINK,
-        Rule::reasoning(THINK_OPEN, THINK_CLOSE),
-        Rule::call(TOOL_CALLS, JSON_VALUE).lenient(),
-    ],
-};
+/// The list form right after the marker, as models write it: auto-detect's evidence for this
+/// format. The compact form (a name after the marker) is `mistral_v11`'s, which reads it alone,
+/// so a v11 reply is not also named as this format.
+const LIST_FORM: [&str; 6] = [
+    "[TOOL_CALLS] [",
+    "[TOOL_CALLS][",
+    "[TOOL_CALLS]\n[",
+    "[TOOL_CALLS] {",
+    "[TOOL_CALLS]{",
+    "[TOOL_CALLS]\n{",
+];
 
 /// `[AVAILABLE_TOOLS] … [/AVAILABLE_TOOLS]`, shared with the v11 format.
 pub fn available_tools(tools: &[ToolDefinitionInput]) -> String {
@@ -58,17 +66,35 @@ impl Protocol for Mistral {
     }
 
     fn framing(&self) -> Option<Framing> {
-        Some(FRAMING)
+        // v11's framing: a value right after the marker is the list form, a name the compact one.
+        Some(crate::mistral_v11::FRAMING)
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        push_json_calls(
-            out,
-            text,
-            block.body,
-            block.span,
-            self.id(),
-            "the list after [TOOL_CALLS]",
-        );
+        let body = text
+            .get(block.body.start..block.body.end)
+            .unwrap_or_default();
+        let value = body.trim_start();
+        if value.starts_with(['[', '{']) {
+            let start = block.body.start + (body.len() - value.len());
+            let list = Span::new(start, block.body.end);
+            push_json_calls(
+                out,
+                text,
+                list,
+                block.span,
+                self.id(),
+                "the list after [TOOL_CALLS]",
+            );
+        } else {
+            crate::mistral_v11::decode_compact(self.id(), text, block, out);
+        }
+    }
+
+    fn signature(&self) -> crate::detect::Signature {
+        crate::detect::Signature {
+            markers: LIST_FORM.to_vec(),
+            prefixes: Vec::new(),
+        }
     }
 }

@@ -27,7 +27,8 @@ use crate::{Protocol, ToolDefinitionInput};
 pub const ARGS: &str = "[ARGS]";
 pub const CALL_ID: &str = "[CALL_ID]";
 
-const FRAMING: Framing = Framing {
+/// Shared with the `mistral` format, which reads this form beside the pre-v11 list.
+pub(crate) const FRAMING: Framing = Framing {
     rules: &[
         THINK,
         Rule::reasoning(THINK_OPEN, THINK_CLOSE),
@@ -75,44 +76,58 @@ impl Protocol for MistralV11 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = &text[block.body.start..block.body.end];
-        // `[ARGS]` may be missing: detokenizing with special tokens skipped drops it, leaving
-        // `name{…}` (vLLM reads that too). The arguments then start at the first brace.
-        let (head_end, json_start) = match find_marker_in(body, ARGS) {
-            Some(at) => (at, at + ARGS.len()),
-            None => match body.find('{') {
-                Some(at) => (at, at),
-                None => {
-                    error(
-                        out,
-                        DiagnosticCode::MissingToolName,
-                        format!(
-                            "{TOOL_CALLS} is not followed by name{ARGS}{{…}}; the call is skipped"
-                        ),
-                        block.span,
-                    );
-                    return;
-                }
-            },
-        };
-        let head = &body[..head_end];
-        let (name, id) = match find_marker_in(head, CALL_ID) {
-            Some(at) => (
-                head[..at].trim(),
-                Some(head[at + CALL_ID.len()..].trim().to_owned()),
-            ),
-            None => (head.trim(), None),
-        };
-        if name.is_empty() {
-            error(
-                out,
-                DiagnosticCode::MissingToolName,
-                format!("{TOOL_CALLS} has no function name before {ARGS}; the call is skipped"),
-                block.span,
-            );
-            return;
-        }
-        let json = Span::new(block.body.start + json_start, block.body.end);
-        push_named_call(out, text, block.span, json, self.id(), name, id);
+        decode_compact(self.id(), text, block, out);
     }
+}
+
+/// One `name[ARGS]{…}` / `name[CALL_ID]id[ARGS]{…}` / `name{…}` block after `[TOOL_CALLS]`, its
+/// calls labelled `format_id` (this format's or `mistral`'s).
+pub(crate) fn decode_compact(
+    format_id: &'static str,
+    text: &str,
+    block: &Block,
+    out: &mut ParseOutput,
+) {
+    let body = &text[block.body.start..block.body.end];
+    // `[ARGS]` may be missing: detokenizing with special tokens skipped drops it, leaving
+    // `name{…}` (vLLM reads that too). The arguments then start at the first brace.
+    let (head_end, json_start) = match find_marker_in(body, ARGS) {
+        Some(at) => (at, at + ARGS.len()),
+        None => match body.find('{') {
+            Some(at) => (at, at),
+            None => {
+                // Not a call at all (`[TOOL_CALLS] now, promise.`): the text stays prose.
+                error(
+                    out,
+                    DiagnosticCode::MissingToolName,
+                    format!(
+                        "{TOOL_CALLS} is not followed by a call (name{ARGS}{{…}}, or a JSON \
+                         list before tokenizer v11); the text after it is kept as content"
+                    ),
+                    Span::new(block.span.start, block.body.start),
+                );
+                out.content.push_str(body.trim_start());
+                return;
+            }
+        },
+    };
+    let head = &body[..head_end];
+    let (name, id) = match find_marker_in(head, CALL_ID) {
+        Some(at) => (
+            head[..at].trim(),
+            Some(head[at + CALL_ID.len()..].trim().to_owned()),
+        ),
+        None => (head.trim(), None),
+    };
+    if name.is_empty() {
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            format!("{TOOL_CALLS} has no function name before {ARGS}; the call is skipped"),
+            block.span,
+        );
+        return;
+    }
+    let json = Span::new(block.body.start + json_start, block.body.end);
+    push_named_call(out, text, block.span, json, format_id, name, id);
 }

@@ -43,12 +43,18 @@ pub fn named(
     protocols: &ProtocolSet,
     name: &str,
 ) -> Result<std::sync::Arc<dyn Protocol>, ParserError> {
-    protocols
-        .get(name)
-        .ok_or_else(|| ParserError::UnknownFormat {
+    protocols.get(name).ok_or_else(|| {
+        let aliases: Vec<&str> = protocols.aliases().iter().map(|(a, _)| *a).collect();
+        let mut known = protocols.ids().join(", ");
+        if !aliases.is_empty() {
+            known.push_str("; also the reference parsers' names ");
+            known.push_str(&aliases.join(", "));
+        }
+        ParserError::UnknownFormat {
             requested: name.to_owned(),
-            known: protocols.ids().join(", "),
-        })
+            known,
+        }
+    })
 }
 
 /// Parses `text` with the named protocol, or detects it when `format` is `None` or `"auto"`.
@@ -185,22 +191,22 @@ fn detected(id: &str, mut output: ParseOutput, also: &[&str], len: usize) -> Par
 }
 
 /// Types text values (formats that carry every value as text) from the schema of each
-/// request's method, when `schema_of` knows the tool; typed formats are left alone. A value
-/// that does not convert stays text, for validation to report with its path. Without a schema,
-/// a value that is a JSON literal (`42`, `true`, `null`, `[1]`) becomes that literal and the rest
-/// stays text, as the reference parsers read untyped values.
+/// request's method, when `schema_of` knows the tool; typed formats are left alone. Each format
+/// types text as the reference parser it mirrors does ([`crate::coerce::ValueTyping::of`]):
+/// by default a value that does not convert stays text, for validation to report with its
+/// path, and without a schema a value that is a JSON literal (`42`, `true`, `null`, `[1]`)
+/// becomes that literal; Qwen3-Coder keeps text without a schema (only `null` is null), GLM
+/// reads JSON, then Python literals.
 pub fn type_arguments(
     report: &mut ParseReport,
     schema_of: impl Fn(&str) -> Option<serde_json::Value>,
 ) {
     for request in report.requests.iter_mut().filter(|r| r.untyped_args) {
-        match schema_of(&request.tool_name) {
-            Some(schema) => crate::coerce::coerce_untyped(&mut request.args, &schema),
-            None => {
-                request.typed_without_schema = !request.args.is_empty();
-                crate::coerce::read_literals(&mut request.args);
-            }
+        let schema = schema_of(&request.tool_name);
+        if schema.is_none() {
+            request.typed_without_schema = !request.args.is_empty();
         }
+        crate::coerce::ValueTyping::of(&request.format).apply(&mut request.args, schema.as_ref());
     }
 }
 
@@ -308,13 +314,13 @@ mod tests {
                 })
                 .collect::<Vec<_>>()
         );
-        assert_eq!(
-            parse(&set, REPLY, Some("nope")),
-            Err(ParserError::UnknownFormat {
-                requested: "nope".into(),
-                known: set.ids().join(", ")
-            })
-        );
+        let Err(ParserError::UnknownFormat { requested, known }) = parse(&set, REPLY, Some("nope"))
+        else {
+            panic!("an unknown name must be refused");
+        };
+        assert_eq!(requested, "nope");
+        assert!(known.starts_with(&set.ids().join(", ")), "{known}");
+        assert!(known.contains("qwen25"), "aliases are listed too: {known}");
     }
 
     #[test]

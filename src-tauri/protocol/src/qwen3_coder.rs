@@ -16,6 +16,11 @@
 //! the `<tool_call>` wrapper is a call too (models drop the wrapper now and then), except inside
 //! Seed-OSS's `<seed:tool_call>` block, which is reported as that format's.
 //!
+//! Reasoning follows vLLM's `qwen3` reasoning parser: Qwen3 Thinking and Qwen3.5 templates open
+//! `<think>` in the prompt, so text before a lone `</think>` is reasoning; a `<think>` never
+//! closed ends at its first `<tool_call>` if `<function=` follows. `<|im_end|>` and
+//! `<|endoftext|>` left in a raw completion end a `<tool_call>` that was never closed.
+//!
 //! Values are text: exactly one newline after `<parameter=KEY>` and one before `</parameter>`
 //! belong to the layout and are removed (vLLM's `qwen3coder_tool_parser`); when the model
 //! indents its tags (`\n    </parameter>`, as in llama.cpp's tests) all whitespace around the
@@ -37,9 +42,10 @@
 //! - a reply that ends after the last complete parameter (no `</function>` / `</tool_call>`) is
 //!   decoded with a warning;
 //! - a `<tool_call>` without `<function=NAME>`, a function or parameter without a name, and text
-//!   between parameters that is not a parameter (JSON arguments, say) skip the call (error):
-//!   running a call with arguments the parser did not understand would be worse than not
-//!   running it;
+//!   before the first parameter skip the call (error): running a call with arguments the parser
+//!   did not understand would be worse than not running it. Two exceptions follow vLLM and
+//!   SGLang, which keep every call: a body that is one JSON object gives the call with `{}`
+//!   (warning), and text after a parameter is ignored (warning);
 //! - a parameter given twice: warning, the last value wins;
 //! - several functions in one `<tool_call>`: one request each.
 //!
@@ -49,7 +55,7 @@
 use serde_json::Value;
 
 use crate::calls::{error, push_request, warning};
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -72,13 +78,16 @@ const SEED_BLOCK_RULE: usize = 4;
 
 const FRAMING: Framing = Framing {
     rules: &[
-        THINK,
+        // Qwen3 Thinking and Qwen3.5 templates open `<think>` in the prompt, and Qwen3.5 may
+        // open a call without closing its reasoning (vLLM's `qwen3` reasoning parser).
+        THINK_MAY_START_OPEN.ends_unclosed_at(&[TOOL_CALL_OPEN], &[&[FUNCTION_OPEN]]),
         Rule::call(TOOL_CALL_OPEN, Close::Marker(TOOL_CALL_CLOSE)).lenient(),
         Rule::call(FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
-        Rule::token("<|im_end|>"),
+        Rule::end_of_turn("<|im_end|>"),
         // Seed-OSS writes the same functions inside its own block: that block is Seed-OSS's, so
         // auto-detect does not see a second reading of the reply (and named, it says why).
         Rule::call(crate::seed_oss::OPEN, Close::Marker(crate::seed_oss::CLOSE)).lenient(),
+        Rule::end_of_turn("<|endoftext|>"),
     ],
 };
 
@@ -261,7 +270,17 @@ fn decode_tool_call(text: &str, block: &Block, out: &mut ParseOutput) {
                 end,
                 span_end: end,
                 // Cut off by the end of the reply: the scanner already said so.
-                ended_by: (!truncated).then_some("'</tool_call>'"),
+                ended_by: (!truncated).then_some(
+                    if text
+                        .get(end..)
+                        .is_some_and(|rest| rest.starts_with(TOOL_CALL_CLOSE))
+                    {
+                        "'</tool_call>'"
+                    } else {
+                        // The scanner ended the block at an end-of-turn token.
+                        "the end of the turn"
+                    },
+                ),
                 cut_off: truncated,
             },
         };

@@ -24,8 +24,8 @@ const FORMATS: &[&str] = &[
 
 /// Replies that mix two formats on purpose: auto-detect may read them either way.
 /// `qwen3_coder/05` interleaves Qwen3-Coder XML calls with Hermes JSON bodies (also
-/// `<function=…>{json}` inside `<tool_call>`, which Hermes reads), so both formats find two
-/// calls with three errors; the tie goes to the earlier format, Hermes.
+/// `<function=…>{json}` inside `<tool_call>`, which Hermes reads with its arguments and
+/// Qwen3-Coder, as vLLM does, with `{}`), so which format wins is a judgement call, not a rule.
 const MIXED: &[&str] = &["05_malformed_between_valid.txt"];
 
 fn fixtures(format: &str) -> Vec<PathBuf> {

@@ -1,6 +1,7 @@
-//! The two scanner rules added for the token formats, on megabyte replies streamed in 4-byte
-//! deltas: markers quoted in inline code (`src/framing/prose.rs`) and replies that start inside
-//! reasoning (`src/framing/scanner/start_open.rs`). Streaming must give the batch parse's calls
+//! The scanner rules added for the token formats, on megabyte replies streamed in 4-byte
+//! deltas: markers quoted in inline code (`src/framing/prose.rs`), replies that start inside
+//! reasoning (`src/framing/scanner/start_open.rs`), reasoning that a call ends and calls that an
+//! end-of-turn token ends (`src/framing/scanner/delimited.rs`). Streaming must give the batch parse's calls
 //! and both must stay linear (a quadratic scan of these takes minutes).
 
 use toolscope_protocol::stream::replay;
@@ -50,6 +51,39 @@ fn quoted_markers_and_open_reasoning_stay_linear_and_stream_like_batch() {
     check(
         "deepseek_v31",
         &format!("{}</think>{ds}", ds.repeat(10_000)),
+        1,
+    );
+}
+
+#[test]
+fn unclosed_reasoning_and_end_of_turn_tokens_stay_linear_and_stream_like_batch() {
+    // Reasoning that never closes, ended by a call, 10 000 times: `</think>` is looked for
+    // once, not once per `<think>`.
+    let call =
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>\n";
+    check(
+        "qwen3_coder",
+        &format!("<think>plan\n{call}").repeat(10_000),
+        10_000,
+    );
+    let json = "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>\n";
+    check(
+        "hermes",
+        &format!("<think>plan\n{json}").repeat(10_000),
+        10_000,
+    );
+    // A call left open at an end-of-turn token, then a megabyte that never closes it: the
+    // tokens are looked for once, not once per delta.
+    let open = "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n";
+    check(
+        "hermes",
+        &format!("{open}<|endoftext|>{}", "x <|im_".repeat(150_000)),
+        1,
+    );
+    // Reasoning opened in the prompt, 10 000 drafted calls, then the real one.
+    check(
+        "hermes",
+        &format!("{}</think>{json}", json.repeat(10_000)),
         1,
     );
 }

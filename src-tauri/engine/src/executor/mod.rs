@@ -243,7 +243,8 @@ impl Executor {
         let schema = &method.meta.parameters;
         let mut args = request.args.clone();
         if request.untyped_args {
-            coerce::coerce_untyped(&mut args, schema);
+            // As the format's reference parser types text (the same as `parse --tools` and eval).
+            coerce::ValueTyping::of(&request.format).apply(&mut args, Some(schema));
         }
         coerce::apply_defaults(&mut args, schema);
         let validator = method

@@ -13,10 +13,12 @@ use crate::request::{DiagnosticCode, ParseOutput, Span};
 
 use super::spec::{Encoding, Spec};
 
-/// Decodes `text[body]` (the block's inside; `block` with its markers).
+/// Decodes `text[body]` (the block's inside; `block` with its markers), which messages call
+/// `what`.
 pub fn decode(
     spec: &Spec,
     format: &str,
+    what: &str,
     text: &str,
     body: Span,
     block: Span,
@@ -24,7 +26,7 @@ pub fn decode(
 ) {
     let Some(regex) = &spec.regex else {
         // Without a regex only JSON can name its calls (checked when the file was read).
-        push_json_calls(out, text, body, block, format, &spec.what);
+        push_json_calls(out, text, body, block, format, what);
         return;
     };
     let inside = text.get(body.start..body.end).unwrap_or_default();
@@ -51,7 +53,7 @@ pub fn decode(
             error(
                 out,
                 DiagnosticCode::MissingToolName,
-                format!("a call in {} has no name; it is skipped", spec.what),
+                format!("a call in {what} has no name; it is skipped"),
                 span,
             );
             continue;

@@ -36,8 +36,10 @@ pub struct DeclaredFormat {
     id: &'static str,
     label: &'static str,
     framing: Framing,
-    /// Index of the call rule in the framing.
-    call_rule: usize,
+    /// Index of the first call rule in the framing; the call rules follow one another.
+    first_call_rule: usize,
+    /// How diagnostics name each call rule's block ("the <tool_call> block").
+    call_blocks: Vec<&'static str>,
     spec: Arc<Spec>,
 }
 
@@ -115,12 +117,27 @@ impl DeclaredFormat {
             },
             (None, None) => Close::UntilNext,
         };
-        let call_rule = rules.len();
-        let call = Rule::call(intern::string(&spec.start), close).lenient();
-        rules.push(match spec.separator {
-            Some(byte) => call.separated_by(byte),
-            None => call,
-        });
+        let first_call_rule = rules.len();
+        let mut calls: Vec<(Rule, String)> = std::iter::once(&spec.start)
+            .chain(&spec.also_start)
+            .map(|start| {
+                let rule = Rule::call(intern::string(start), close);
+                (rule, format!("the {start} block"))
+            })
+            .collect();
+        if let Some(prefix) = &spec.bare_value {
+            let rule = Rule::at_text_start(intern::string(prefix), close);
+            calls.push((rule, "the JSON the reply starts with".to_owned()));
+        }
+        let mut call_blocks = Vec::with_capacity(calls.len());
+        for (rule, what) in calls {
+            let rule = rule.lenient();
+            rules.push(match spec.separator {
+                Some(byte) => rule.separated_by(byte),
+                None => rule,
+            });
+            call_blocks.push(intern::string(&what));
+        }
         rules.extend(spec.tokens.iter().map(|t| Rule::token(intern::string(t))));
         Ok(Self {
             id: intern::string(&spec.id),
@@ -128,7 +145,8 @@ impl DeclaredFormat {
             framing: Framing {
                 rules: intern::rules(rules),
             },
-            call_rule,
+            first_call_rule,
+            call_blocks,
             spec: Arc::new(spec),
         })
     }
@@ -200,8 +218,27 @@ impl Protocol for DeclaredFormat {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        if block.rule == self.call_rule {
-            body::decode(&self.spec, self.id, text, block.body, block.span, out);
+        let what = block
+            .rule
+            .checked_sub(self.first_call_rule)
+            .and_then(|i| self.call_blocks.get(i));
+        if let Some(what) = what {
+            body::decode(&self.spec, self.id, what, text, block.body, block.span, out);
+        }
+    }
+
+    /// Only `start` is evidence: `also_start` markers and a bare value are other formats' too
+    /// (hermes' `<tool_call>`, xLAM's bare list), which keep those replies in auto-detect.
+    fn signature(&self) -> crate::detect::Signature {
+        crate::detect::Signature {
+            markers: self
+                .framing
+                .rules
+                .get(self.first_call_rule)
+                .map(|rule| rule.open.text())
+                .into_iter()
+                .collect(),
+            prefixes: Vec::new(),
         }
     }
 }

@@ -50,6 +50,8 @@ struct RawSpec {
     id: Spanned<String>,
     label: Option<String>,
     start: Spanned<String>,
+    also_start: Option<Spanned<Vec<String>>>,
+    bare_value: Option<Spanned<String>>,
     end: Option<Spanned<String>>,
     json_after: Option<Spanned<String>>,
     separator: Option<Spanned<String>>,
@@ -91,6 +93,13 @@ pub struct Spec {
     pub id: String,
     pub label: String,
     pub start: String,
+    /// More markers a call block may begin with. Not auto-detect evidence: such a marker is
+    /// usually another format's too (Granite 3.1's `<tool_call>` is hermes' tag).
+    pub also_start: Vec<String>,
+    /// With `json_after = ""`: a reply (after reasoning) that begins with this text (`[` or
+    /// `{`) is a call block without a marker, as when a serving stack drops the start token.
+    /// Not auto-detect evidence either: a bare list is xLAM's whole format.
+    pub bare_value: Option<String>,
     pub end: Option<String>,
     /// The block ends with the balanced JSON value after this inner marker (no `end` then).
     pub json_after: Option<String>,
@@ -105,8 +114,6 @@ pub struct Spec {
     pub tokens: Vec<String>,
     pub prompt: PromptSpec,
     pub results: ResultsSpec,
-    /// How diagnostics name a block ("the <tool_calls> block").
-    pub what: String,
 }
 
 /// The regex may be long but not unbounded: it is compiled on every reload.
@@ -248,14 +255,59 @@ impl Spec {
                 format!("start '{start}' is also a reasoning or token marker"),
             ));
         }
+        let also_start = match &raw.also_start {
+            None => Vec::new(),
+            Some(list) => {
+                let at = list.span().start;
+                let mut checked: Vec<String> = Vec::new();
+                for marker in list.get_ref() {
+                    let taken = *marker == start
+                        || checked.contains(marker)
+                        || reasoning.iter().any(|(open, _)| open == marker)
+                        || tokens.contains(marker);
+                    if marker.is_empty() || taken {
+                        return Err(fail(
+                            at,
+                            format!(
+                                "also_start '{marker}' must be non-empty and not the start, \
+                                 another also_start, a reasoning or a token marker"
+                            ),
+                        ));
+                    }
+                    checked.push(marker.clone());
+                }
+                checked
+            }
+        };
+        let bare_value = match &raw.bare_value {
+            None => None,
+            Some(value) if json_after.as_deref() != Some("") => {
+                return Err(fail(
+                    value.span().start,
+                    "'bare_value' needs json_after = \"\": the block is the JSON value the \
+                     reply starts with"
+                        .to_owned(),
+                ))
+            }
+            Some(value) if matches!(value.get_ref().as_str(), "[" | "{") => {
+                Some(value.get_ref().clone())
+            }
+            Some(value) => {
+                return Err(fail(
+                    value.span().start,
+                    format!("bare_value '{}' must be \"[\" or \"{{\"", value.get_ref()),
+                ))
+            }
+        };
         Ok(Self {
-            what: format!("the {start} block"),
             label: raw
                 .label
                 .clone()
                 .unwrap_or_else(|| format!("{id} (declared)")),
             id,
             start,
+            also_start,
+            bare_value,
             end,
             json_after,
             separator,
@@ -312,6 +364,17 @@ mod tests {
         assert!(groups.message.contains("(?P<name>"), "{groups}");
         let id = Spec::from_toml("id = \"Bad-Id\"\nstart = \"<c>\"\n").expect_err("id");
         assert_eq!((id.line, id.column), (1, 6), "{id}");
+        let also = Spec::from_toml("id = \"a\"\nstart = \"<c>\"\nalso_start = [\"<c>\"]\n")
+            .expect_err("also_start repeats start");
+        assert_eq!(also.line, 3, "{also}");
+        let bare =
+            Spec::from_toml("id = \"a\"\nstart = \"<c>\"\nend = \"</c>\"\nbare_value = \"[\"\n")
+                .expect_err("bare_value needs json_after");
+        assert_eq!(bare.line, 4, "{bare}");
+        let bracket =
+            Spec::from_toml("id = \"a\"\nstart = \"<c>\"\njson_after = \"\"\nbare_value = \"(\"\n")
+                .expect_err("bare_value is a JSON opener");
+        assert!(bracket.message.contains("must be"), "{bracket}");
         let needs_regex =
             Spec::from_toml("id = \"a\"\nstart = \"<c>\"\narguments = \"key_value\"\n")
                 .expect_err("needs regex");

@@ -9,6 +9,9 @@
 //! Two rules hold for every format: a marker quoted in the prose (inside inline code, or in the
 //! middle of a line of a fenced code block) is prose, not a block (`prose`); and a format whose
 //! template opens the reasoning in the prompt may start inside it ([`Rule::may_start_open`]).
+//! A format may also say where a turn really ends when its markers do not: reasoning that is
+//! never closed ends at a call opener ([`Rule::ends_unclosed_at`]), and a call block that is
+//! never closed ends at an end-of-turn token ([`Rule::end_of_turn`]).
 //!
 //! The scanner is incremental: it only ever looks at bytes it has not decided yet (plus a
 //! marker's length of look-behind while a marker may still be arriving), so feeding a reply in
@@ -96,9 +99,29 @@ pub struct Rule {
     /// After such a block, this byte (after whitespace) starts another one (`;` in llama3).
     pub separator: Option<u8>,
     /// Reasoning only: the reply may begin inside such a block, its opening marker written by
-    /// the chat template into the prompt (DeepSeek V3.1 and R1 in thinking mode). When the
-    /// closing marker comes before any opening marker, everything before it is this block.
+    /// the chat template into the prompt (DeepSeek V3.1 and R1, QwQ, Qwen3 Thinking, Qwen3.5 and
+    /// Kimi K2 in thinking mode). When the closing marker comes before any opening marker,
+    /// everything before it is this block.
     pub may_start_open: bool,
+    /// Reasoning only: when the block is never closed (no closing marker anywhere after it),
+    /// it ends where one of these call openers first appears in it, if what follows that opener
+    /// looks like a call, and the opener starts a block as usual. Qwen3.5 and Kimi K2 open a
+    /// call without closing their reasoning first; vLLM's reasoning parsers end it there.
+    pub early_end: Option<EarlyEnd>,
+    /// Token only: it ends the turn, so a call block still open when it comes (one that is not
+    /// closed before the next block or the reply's end) ends there, as at the reply's end
+    /// (`<|im_end|>` left in a raw completion after an unclosed `<tool_call>`).
+    pub ends_turn: bool,
+}
+
+/// Where unclosed reasoning ends early: see [`Rule::early_end`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EarlyEnd {
+    /// The openers that end it (not consumed: the first one starts the next block).
+    pub at: &'static [&'static str],
+    /// What must follow the opener, as alternatives; each is a sequence of pieces, each after
+    /// optional whitespace (`["{", "\"name\""]` for a JSON call object). Empty: anything.
+    pub then: &'static [&'static [&'static str]],
 }
 
 impl Rule {
@@ -110,6 +133,8 @@ impl Rule {
             lenient_end: false,
             separator: None,
             may_start_open: false,
+            early_end: None,
+            ends_turn: false,
         }
     }
 
@@ -121,6 +146,8 @@ impl Rule {
             lenient_end: false,
             separator: None,
             may_start_open: false,
+            early_end: None,
+            ends_turn: false,
         }
     }
 
@@ -133,6 +160,8 @@ impl Rule {
             lenient_end: false,
             separator: None,
             may_start_open: false,
+            early_end: None,
+            ends_turn: false,
         }
     }
 
@@ -145,6 +174,8 @@ impl Rule {
             lenient_end: false,
             separator: None,
             may_start_open: false,
+            early_end: None,
+            ends_turn: false,
         }
     }
 
@@ -156,6 +187,8 @@ impl Rule {
             lenient_end: true,
             separator: None,
             may_start_open: false,
+            early_end: None,
+            ends_turn: false,
         }
     }
 
@@ -167,6 +200,8 @@ impl Rule {
             lenient_end: true,
             separator: None,
             may_start_open: false,
+            early_end: None,
+            ends_turn: false,
         }
     }
 
@@ -180,6 +215,23 @@ impl Rule {
     pub const fn may_start_open(mut self) -> Self {
         self.may_start_open = true;
         self
+    }
+
+    /// See [`Rule::early_end`].
+    pub const fn ends_unclosed_at(
+        mut self,
+        at: &'static [&'static str],
+        then: &'static [&'static [&'static str]],
+    ) -> Self {
+        self.early_end = Some(EarlyEnd { at, then });
+        self
+    }
+
+    /// A token that ends the turn ([`Rule::ends_turn`]), dropped from the content.
+    pub const fn end_of_turn(marker: &'static str) -> Self {
+        let mut rule = Self::token(marker);
+        rule.ends_turn = true;
+        rule
     }
 
     pub const fn separated_by(mut self, byte: u8) -> Self {
@@ -217,7 +269,8 @@ pub struct Block {
     /// What the format decodes: between the markers (for balanced blocks: the value, plus what
     /// came between the opening marker and `after`, i.e. `name[ARGS]{…}` in mistral v11).
     pub body: Span,
-    /// False when the reply ended (or the next block began) before the block closed.
+    /// False when the reply ended (or the next block began) before the block closed. A block
+    /// that an end-of-turn token ended ([`Rule::ends_turn`]) is complete: the model stopped it.
     pub complete: bool,
 }
 

@@ -19,6 +19,16 @@ const START_OPEN: Framing = Framing {
     ],
 };
 
+/// Reasoning that a call may end when it is never closed, and an end-of-turn token.
+const TURNS: Framing = Framing {
+    rules: &[
+        THINK_MAY_START_OPEN.ends_unclosed_at(&["<call>", "<calls>"], &[&["{", "\"n\""]]),
+        Rule::call("<call>", Close::Marker("</call>")).lenient(),
+        Rule::end_of_turn("<eot>"),
+        Rule::call("<strict>", Close::Marker("</strict>")),
+    ],
+};
+
 const UNTIL_NEXT: Framing = Framing {
     rules: &[THINK, Rule::call(">>>", Close::UntilNext)],
 };
@@ -212,6 +222,57 @@ fn a_reply_may_start_inside_reasoning() {
     assert_eq!(s.blocks.len(), 1);
 }
 
+#[test]
+fn unclosed_reasoning_ends_at_a_call_opener_followed_by_a_call() {
+    let s = whole(TURNS, "<think>plan\n<call> { \"n\": 1}</call> after");
+    assert_eq!(s.reasoning, vec!["<think>plan\n"]);
+    let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+    assert_eq!(bodies, vec![" { \"n\": 1}"]);
+    assert_eq!(s.content, " after");
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    // A `</think>` later: all of it is reasoning.
+    let s = whole(TURNS, "<think>plan <call>{\"n\": 1}</call> hm</think>ok");
+    assert!(s.blocks.is_empty());
+    assert_eq!(s.content, "ok");
+    // Only the first opener counts, and it must be followed by a call: a mention keeps the
+    // rest reasoning (as vLLM reads it).
+    let s = whole(TURNS, "<think>use <call> tags <call>{\"n\": 1}</call>");
+    assert!(s.blocks.is_empty());
+    assert_eq!(s.reasoning.len(), 1);
+    // Any of the openers, whichever comes first (a token here).
+    let s = whole(TURNS, "<think>x <calls>{\"n\": 2} <call>{\"n\": 1}</call>");
+    assert_eq!(s.reasoning, vec!["<think>x "]);
+    assert_eq!(s.blocks.len(), 1);
+}
+
+#[test]
+fn an_end_of_turn_token_ends_a_call_block_that_never_closes() {
+    let s = whole(TURNS, "<call>a <eot>\nnext");
+    assert_eq!(s.blocks, vec![(1, "<call>a ".into(), "a ".into(), true)]);
+    assert_eq!(s.content, "\nnext");
+    assert_eq!(s.diagnostics.len(), 1);
+    assert_eq!(s.diagnostics[0].0, Severity::Warning);
+    assert!(
+        s.diagnostics[0].1.contains("end-of-turn"),
+        "{:?}",
+        s.diagnostics
+    );
+    // Before the next block too, which is then read as usual.
+    let s = whole(TURNS, "<call>a<eot><call>b</call>");
+    let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+    assert_eq!(bodies, vec!["a", "b"]);
+    // A block that closes keeps the token in its body.
+    let s = whole(TURNS, "<call>a<eot>b</call>");
+    assert_eq!(
+        s.blocks,
+        vec![(1, "<call>a<eot>b</call>".into(), "a<eot>b".into(), true)]
+    );
+    // A block that may not be read unclosed is still skipped, with an error.
+    let s = whole(TURNS, "<strict>a<eot>");
+    assert!(s.blocks.is_empty());
+    assert_eq!(s.diagnostics[0].0, Severity::Error);
+}
+
 /// A format with neither a framing nor its own parse (a mistake) reports it instead of
 /// looking like a reply with no calls.
 #[test]
@@ -249,14 +310,15 @@ proptest! {
                 Just("[CALL]"), Just("[ARGS]"), Just("<|tag|>"), Just("{"), Just("}"), Just("["),
                 Just("]"), Just("\""), Just("\\"), Just(";"), Just(" "), Just("x"), Just("é"),
                 Just("<"), Just("<|"), Just("("), Just(">>>"), Just(">"), Just("`"),
-                Just("```"), Just("\n")
+                Just("```"), Just("\n"), Just("<eot>"), Just("\"n\""), Just("<strict>"),
+                Just("</strict>")
             ],
             0..40,
         ),
         chunks in proptest::collection::vec(1usize..7, 0..60),
     ) {
         let text: String = parts.concat();
-        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT, START_OPEN] {
+        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT, START_OPEN, TURNS] {
             prop_assert_eq!(summarise(framing, &text, &chunks), whole(framing, &text));
         }
     }

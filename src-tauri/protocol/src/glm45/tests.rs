@@ -86,6 +86,9 @@ fn cut_off_after_a_value_is_decoded_inside_one_is_not() {
     let v = parse("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n");
     assert_eq!(v["calls"][0]["args"], json!({"a": "1"}));
     assert_eq!(v["diagnostics"][0]["severity"], "warning");
+    let v = parse("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_");
+    assert_eq!(v["calls"][0]["args"], json!({"a": "1"}));
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1), "{v}");
     let v = parse("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1");
     assert_eq!(v["calls"], json!([]));
     assert_eq!(v["diagnostics"][1]["severity"], "error");
@@ -104,4 +107,31 @@ fn auto_detect_tells_glm_from_hermes() {
     assert_eq!(report.format, "glm45");
     assert_eq!(report.requests.len(), 1);
     assert!(!report.has_errors(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn text_before_the_first_pair_skips_the_call_text_after_one_is_ignored() {
+    // Before any pair the block may be another format's (or prose): an error, as before.
+    let v = parse("<tool_call>get_weather\nfor Paris\n<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>");
+    assert_eq!(v["calls"], json!([]));
+    assert_eq!(v["diagnostics"][0]["severity"], "error");
+    assert_eq!(v["diagnostics"][0]["at"], "for Paris");
+    // After one the block is GLM's: a warning, and the call keeps every pair.
+    let v = parse("<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>, then <arg_key>b</arg_key>\\n\n<arg_value>2</arg_value>\\n</tool_call>");
+    assert_eq!(v["calls"][0]["args"], json!({"a": "1", "b": "2"}));
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["diagnostics"][0]["at"], ", then");
+}
+
+#[test]
+fn a_lone_close_of_think_ends_reasoning_the_prompt_opened() {
+    let v = parse(
+        "Maybe <tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>.</think>\
+         <tool_call>g<arg_key>a</arg_key><arg_value>2</arg_value></tool_call>",
+    );
+    assert_eq!(v["calls"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v["calls"][0]["name"], "g");
+    // Without `</think>` nothing is reasoning.
+    let v = parse("<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>");
+    assert_eq!(v["calls"][0]["name"], "f");
 }

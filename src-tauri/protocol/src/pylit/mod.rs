@@ -39,6 +39,9 @@
 //!   with the brackets around it still balanced (`cmd='sed -n '1,5p' f.py'`); when none or
 //!   several can, the call is an error, as the references drop it.
 //!
+//! [`parse_python_literal`] makes none of these readings: it reads one value as Python's
+//! `ast.literal_eval` does, for text values whose reference parser falls back to it.
+//!
 //! What stays an error (what the references also reject): bytes (`b'…'`), f-strings with
 //! placeholders, `\x4`, non-finite numbers (`1e999`), a repeated keyword argument, names that
 //! are not literals; and what the format forbids although Python allows it (positional
@@ -147,6 +150,22 @@ pub fn parse_literal(src: &str) -> Result<Value, Error> {
     }
 }
 
+/// Reads `src` as exactly one literal the way Python's `ast.literal_eval` does: none of the
+/// readings of invalid Python above (JSON's `true`/`false`/`null`, zero-padded integers, line
+/// breaks in a `'…'` string, a quote that cannot end its string, f-strings) is made, so text that
+/// Python rejects stays an error. For values a model wrote as text (`coerce`), where Python's
+/// rejection decides that the text is kept: `07` is a code, not the number 7.
+pub fn parse_python_literal(src: &str) -> Result<Value, Error> {
+    let mut parser = Parser::new(src);
+    parser.strict = true;
+    let value = parser.value(0)?;
+    parser.skip_ws();
+    match parser.peek() {
+        None => Ok(value),
+        Some(_) => Err(parser.unexpected("the end of the literal")),
+    }
+}
+
 /// Whether `src` starts like a call list (`[name(`, `[]`, or a `[name` the text ends in), as
 /// opposed to prose that merely starts with a bracket (`[1] See …`, `[Note] …`).
 pub fn looks_like_call_list(src: &str) -> bool {
@@ -194,6 +213,9 @@ struct Parser<'a> {
     call_floor: usize,
     /// Bytes the nested-quote recovery may still scan; keeps the whole read linear.
     recovery_budget: usize,
+    /// Read as Python's `ast.literal_eval` does, without the readings of invalid Python listed
+    /// in the module docs (see [`parse_python_literal`]).
+    strict: bool,
 }
 
 fn char_len_at(src: &str, offset: usize) -> usize {
@@ -222,6 +244,7 @@ impl<'a> Parser<'a> {
             open: Vec::new(),
             call_floor: 0,
             recovery_budget: src.len().saturating_mul(8).saturating_add(4096),
+            strict: false,
         }
     }
 

@@ -116,7 +116,10 @@ impl<'a> Parser<'a> {
                 .ok_or_else(|| invalid(self, " JSON can hold (out of range)"));
         }
         // Python rejects `07`; models zero-pad dates and codes (`month=07`), and vLLM and
-        // SGLang read them as decimal, which `parse` does.
+        // SGLang read them as decimal, which `parse` does, except when reading strictly.
+        if self.strict && cleaned.starts_with('0') && cleaned.bytes().any(|b| b != b'0') {
+            return Err(invalid(self, " (Python rejects leading zeros)"));
+        }
         match cleaned.parse::<u128>() {
             Ok(magnitude) => Ok(int_value(magnitude, negative)),
             // Beyond 128 bits: a float, like any integer too large for 64.

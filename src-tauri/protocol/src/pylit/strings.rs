@@ -42,6 +42,13 @@ impl<'a> Parser<'a> {
                     "bytes literals (b'…') are not JSON; use a plain string".to_owned(),
                 ))
             }
+            Some(b'f' | b'F') if self.strict => {
+                return Err(self.error(
+                    ErrorKind::Syntax,
+                    start,
+                    "f-strings are not literals".to_owned(),
+                ))
+            }
             Some(b) if is_quote(b) => {}
             _ => self.pos += 1, // `r`, `u` or `f`
         }
@@ -63,7 +70,15 @@ impl<'a> Parser<'a> {
             // Both ends are at ASCII bytes (or the previous stop): character boundaries. Raw
             // line breaks are kept: models put them in commands, and the references escape
             // them before parsing, which keeps the same characters.
-            out.push_str(self.src.get(self.pos..at).unwrap_or_default());
+            let piece = self.src.get(self.pos..at).unwrap_or_default();
+            if self.strict && !triple && piece.contains(['\n', '\r']) {
+                return Err(self.error(
+                    ErrorKind::Syntax,
+                    start,
+                    "a line break inside a one-line string".to_owned(),
+                ));
+            }
+            out.push_str(piece);
             self.pos = at + 1;
             match self.bytes[at] {
                 b'\\' if raw => {
@@ -84,6 +99,8 @@ impl<'a> Parser<'a> {
                     }
                     out.push(char::from(quote));
                 }
+                // Python ends the string at the first quote; what follows must then fit.
+                _ if self.strict => break,
                 _ => {
                     let ends = match closing {
                         Some(end) => at == end,

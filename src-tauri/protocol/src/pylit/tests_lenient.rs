@@ -165,3 +165,35 @@ fn a_huge_run_of_broken_quotes_stays_linear() {
         started.elapsed()
     );
 }
+
+#[test]
+fn the_strict_reading_rejects_what_python_rejects() {
+    use super::parse_python_literal;
+    for valid in [
+        ("{'a': True, 'b': None}", json!({"a": true, "b": null})),
+        ("['x', 'y']", json!(["x", "y"])),
+        ("(1, -2.5, +3)", json!([1, -2.5, 3])),
+        ("0", json!(0)),
+        ("00", json!(0)),
+        ("1_000", json!(1000)),
+        ("'''two\nlines'''", json!("two\nlines")),
+        ("r'a\\b'", json!("a\\b")),
+    ] {
+        assert_eq!(parse_python_literal(valid.0), Ok(valid.1), "{}", valid.0);
+    }
+    for invalid in [
+        "true",
+        "[null]",
+        "07",
+        "[0612345678]",
+        "'one\nline'",
+        "'sed -n '1,5p' f.py'",
+        "f'hi'",
+        "Paris",
+        "2024-01-01",
+    ] {
+        assert!(parse_python_literal(invalid).is_err(), "{invalid}");
+        let _ = parse_literal(invalid); // the lenient reading may accept some of them
+    }
+    assert_eq!(parse_literal("07"), Ok(json!(7)));
+}

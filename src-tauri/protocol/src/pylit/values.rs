@@ -29,9 +29,12 @@ impl<'a> Parser<'a> {
             _ => match self.ident() {
                 // JSON's spellings too: OLMo 3 and LFM2 write them, and vLLM's and SGLang's
                 // readers accept them.
-                Some("True" | "true") => Ok(Value::Bool(true)),
-                Some("False" | "false") => Ok(Value::Bool(false)),
-                Some("None" | "null") => Ok(Value::Null),
+                Some("True") => Ok(Value::Bool(true)),
+                Some("False") => Ok(Value::Bool(false)),
+                Some("None") => Ok(Value::Null),
+                Some("true") if !self.strict => Ok(Value::Bool(true)),
+                Some("false") if !self.strict => Ok(Value::Bool(false)),
+                Some("null") if !self.strict => Ok(Value::Null),
                 Some(name) => {
                     let hint = match name {
                         "none" | "nil" => " (Python spells it None)",

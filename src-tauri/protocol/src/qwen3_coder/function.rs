@@ -111,23 +111,17 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
             if f.cut_off && FUNCTION_CLOSE.starts_with(tail) {
                 break; // the reply ends inside `</function>`
             }
-            let message = if f.cut_off && PARAMETER_OPEN.starts_with(tail) {
-                format!("the reply ends inside a '{PARAMETER_OPEN}' tag of '{name}'; the call is skipped")
-            } else {
-                format!(
-                    "'{name}' holds text outside '{PARAMETER_OPEN}…>' tags: '{}'; the call is \
-                     skipped",
-                    preview(rest)
-                )
-            };
-            let line_end = rest.find('\n').map_or(f.end, |i| pos + i);
-            error(
-                out,
-                DiagnosticCode::StrayText,
-                message,
-                Span::new(pos, line_end),
-            );
-            return None;
+            if f.cut_off && PARAMETER_OPEN.starts_with(tail) {
+                error(
+                    out,
+                    DiagnosticCode::StrayText,
+                    format!("the reply ends inside a '{PARAMETER_OPEN}' tag of '{name}'; the call is skipped"),
+                    Span::new(pos, f.end),
+                );
+                return None;
+            }
+            pos = skip_stray(text, pos, f.end, &mut opens, name, args.is_empty(), out)?;
+            continue;
         }
         let key_start = pos + PARAMETER_OPEN.len();
         let key_gt = find_byte(text, key_start, f.end, b'>');
@@ -223,6 +217,55 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
         args,
         id: None,
     })
+}
+
+/// Text in a function that is not a `<parameter=…>` (a note, or JSON arguments). vLLM's and
+/// SGLang's parsers take the parameters with `findall` and ignore everything else, so after a
+/// parameter such text is named in a warning and the call keeps its parameters, and a body that
+/// is one JSON object gives a call without arguments (`{}`), as there. Other text before the
+/// first parameter skips the call (error): a `<function=x>` mentioned in prose must not become
+/// a call. Returns where the next parameter starts, `None` when the call is skipped.
+fn skip_stray(
+    text: &str,
+    pos: usize,
+    end: usize,
+    opens: &mut Next,
+    name: &str,
+    first: bool,
+    out: &mut ParseOutput,
+) -> Option<usize> {
+    let next = opens.from(text, pos).unwrap_or(end);
+    let stray = text.get(pos..next).unwrap_or_default().trim_end();
+    let span = Span::new(pos, pos + stray.len());
+    let json_body = next == end && stray.starts_with('{') && stray.ends_with('}');
+    if first && !json_body {
+        error(
+            out,
+            DiagnosticCode::StrayText,
+            format!(
+                "'{name}' starts with text outside '{PARAMETER_OPEN}…>' tags: '{}'; the call is \
+                 skipped",
+                preview(stray)
+            ),
+            span,
+        );
+        return None;
+    }
+    let why = if first {
+        "the arguments are JSON, which Qwen3-Coder's parsers ignore: the call has no arguments"
+    } else {
+        "it is ignored"
+    };
+    warning(
+        out,
+        DiagnosticCode::StrayText,
+        format!(
+            "'{name}' holds text outside '{PARAMETER_OPEN}…>' tags: '{}'; {why}",
+            preview(stray)
+        ),
+        span,
+    );
+    Some(next)
 }
 
 /// A function or parameter name: something, on one line, with no tag in it.

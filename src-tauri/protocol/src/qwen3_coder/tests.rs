@@ -131,13 +131,34 @@ fn broken_calls_are_skipped_and_their_neighbours_kept() {
         "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
         "<tool_call>\n<function=>\n</function>\n</tool_call>",
         "<tool_call>\n<function=f>\n<parameter=>\nx\n</parameter>\n</function>\n</tool_call>",
-        "<tool_call>\n<function=f>\n{\"a\": 1}\n</function>\n</tool_call>",
         "<tool_call>\n<function=f\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
-        "<function=f>{\"a\": 1}</function>",
     ] {
         let out = parse(&format!("{WEATHER}\n{broken}\n{WEATHER}"));
         assert_eq!(out.requests.len(), 2, "{broken}");
         assert!(out.has_errors(), "{broken}");
+    }
+}
+
+#[test]
+fn text_outside_parameters_is_ignored_with_a_warning() {
+    // vLLM's and SGLang's `findall` ignore it: a note keeps the parameters around it, a JSON
+    // body gives a call without arguments.
+    for (body, args) in [
+        (
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\nnote\n<parameter=b>\nx\n</parameter>\n</function>\n</tool_call>",
+            json!({"a": "1", "b": "x"}),
+        ),
+        ("<tool_call>\n<function=f>\n{\"a\": 1}\n</function>\n</tool_call>", json!({})),
+        ("<function=f>{\"a\": 1}</function>", json!({})),
+        ("<function=f>\n<parameter=a>\n1\n</parameter>\ndone</function>", json!({"a": "1"})),
+    ] {
+        let out = parse(body);
+        assert_eq!(calls(&out), vec![("f".to_owned(), args)], "{body}");
+        assert_eq!(
+            codes(&out),
+            vec![(Severity::Warning, DiagnosticCode::StrayText)],
+            "{body}"
+        );
     }
 }
 

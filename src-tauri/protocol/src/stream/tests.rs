@@ -79,7 +79,12 @@ fn a_call_is_reported_as_soon_as_its_block_closes() {
     let protocol = ProtocolSet::standard().get("hermes").expect("hermes");
     let mut stream = ToolCallStream::new(protocol);
     let mut events = Vec::new();
-    stream.push("<tool_call>{\"name\": \"a\"}</tool_", &mut events);
+    // hermes reads text before a lone `</think>` as reasoning (templates that open `<think>` in
+    // the prompt), so calls stream once the reply has shown where its reasoning ends.
+    stream.push(
+        "<think>ok</think><tool_call>{\"name\": \"a\"}</tool_",
+        &mut events,
+    );
     assert!(calls(&events).is_empty());
     stream.push("call> and then <tool_call>{", &mut events);
     assert_eq!(calls(&events).len(), 1);

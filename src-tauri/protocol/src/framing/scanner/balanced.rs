@@ -34,6 +34,40 @@ impl Scanner {
         };
         match phase {
             Phase::SeekAfter => {
+                if syntax == Syntax::Json {
+                    // A value right after the opening (only whitespace between): no name and no
+                    // inner marker were written, as in Mistral's list form `[TOOL_CALLS] [{…}]`
+                    // beside its compact `[TOOL_CALLS]name[ARGS]{…}`. The body keeps the value.
+                    let lead = bytes[body_start..]
+                        .iter()
+                        .position(|b| !b.is_ascii_whitespace())
+                        .map(|offset| body_start + offset);
+                    match lead {
+                        // Unless that bracket begins the inner marker (`[TOOL_CALLS][ARGS]{…}`).
+                        Some(at) if matches!(bytes[at], b'[' | b'{') => {
+                            match match_at(bytes, at, after, eof) {
+                                Match::No => {
+                                    self.pos = at;
+                                    set(self, Phase::SeekValue);
+                                    return true;
+                                }
+                                Match::Partial => {
+                                    self.report_body(rule, at, events);
+                                    self.pos = at;
+                                    return false;
+                                }
+                                Match::Yes => {}
+                            }
+                        }
+                        // Only whitespace so far: what comes next decides.
+                        None if !eof => {
+                            self.report_body(rule, bytes.len(), events);
+                            self.pos = bytes.len();
+                            return false;
+                        }
+                        _ => {}
+                    }
+                }
                 // The inner marker must come before the rule's own opening marker recurs.
                 let hit = self.find_from_pos(bytes, after, eof);
                 let limit = hit.as_ref().map_or(bytes.len(), |(at, _)| *at);

@@ -1,5 +1,7 @@
 //! Blocks that end at a marker (or at the next opener): finding their end, cutting them short
-//! when another block starts first or the reply ends, and the separator after a block.
+//! when another block starts first or the reply ends (or, for a block never closed, at an
+//! end-of-turn token; for reasoning never closed, at a call opener), and the separator after a
+//! block.
 
 use super::*;
 
@@ -16,6 +18,8 @@ impl Scanner {
         };
         let (severity, outcome) = if r.lenient_end && why == END {
             (Severity::Warning, "parsed up to the end of the reply")
+        } else if r.lenient_end && why == TURN {
+            (Severity::Warning, "parsed up to the token")
         } else {
             (Severity::Error, "the block is skipped")
         };
@@ -42,9 +46,10 @@ impl Scanner {
         if r.kind == BlockKind::Call {
             events.push(ScanEvent::Diagnostic(self.unclosed(rule, span, why)));
         }
-        let decode = r.lenient_end && why == END;
+        let decode = r.lenient_end && (why == END || why == TURN);
         if decode || r.kind != BlockKind::Call {
-            self.end_block(rule, span, body_start, at, false, events);
+            // A turn the model ended itself is not cut off: its arguments are all there.
+            self.end_block(rule, span, body_start, at, why == TURN, events);
         } else {
             self.report_body(rule, at, events);
             self.pos = at;
@@ -89,7 +94,7 @@ impl Scanner {
                 true
             }
             (_, Some((at, Match::Yes))) => {
-                self.cut(rule, start, body_start, at, ANOTHER, events);
+                self.end_unclosed(bytes, rule, start, body_start, at, ANOTHER, events);
                 true
             }
             (Some((at, Match::Yes)), _) => {
@@ -108,15 +113,87 @@ impl Scanner {
                     return true;
                 }
                 if eof {
-                    self.cut(rule, start, body_start, bytes.len(), END, events);
+                    self.end_unclosed(bytes, rule, start, body_start, bytes.len(), END, events);
                     return true;
                 }
                 let safe = waiting.unwrap_or(bytes.len());
-                self.report_body(rule, safe, events);
+                // The body is not reported past an end-of-turn token (or what may become one):
+                // if the block never closes, it ends there. `pos` still moves on, so the
+                // searches for the close and the next block stay incremental.
+                let turn = match r.kind {
+                    BlockKind::Call => self.turn_end(bytes, safe, false),
+                    _ => None,
+                };
+                self.report_body(rule, turn.unwrap_or(safe).min(safe), events);
                 self.pos = safe;
                 false
             }
         }
+    }
+
+    /// Ends a block that is not closed before `at` (the next block, or the reply's end): at an
+    /// end-of-turn token in it, or for reasoning at its early end, or else at `at` ([`Self::cut`]).
+    /// Searches only the block's own bytes, once, when that is decided: still linear.
+    #[allow(clippy::too_many_arguments)]
+    fn end_unclosed(
+        &mut self,
+        bytes: &[u8],
+        rule: usize,
+        start: usize,
+        body_start: usize,
+        at: usize,
+        why: &'static str,
+        events: &mut Vec<ScanEvent>,
+    ) {
+        let r = self.framing.rules[rule];
+        match r.kind {
+            BlockKind::Reasoning if why == END => {
+                if let Some(end) = r.early_end.and_then(|e| early_end_at(bytes, body_start, e)) {
+                    self.end_block(rule, Span::new(start, end), body_start, end, false, events);
+                    return;
+                }
+            }
+            BlockKind::Call => {
+                if let Some(end) = self.turn_end(bytes, at, true) {
+                    self.cut(rule, start, body_start, end, TURN, events);
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.cut(rule, start, body_start, at, why, events);
+    }
+
+    /// The first end-of-turn token ([`super::super::Rule::ends_turn`]) in the open call block
+    /// before `to`; unless `whole`, also one that `to` cuts short (it may still be arriving).
+    /// The body is never reported past such a token, so the search starts where the report
+    /// stopped, and a token that arrived whole is remembered: each byte is searched once.
+    fn turn_end(&mut self, bytes: &[u8], to: usize, whole: bool) -> Option<usize> {
+        if let Some(at) = self.turn_at {
+            return (at < to).then_some(at);
+        }
+        let from = self.body_reported.min(to);
+        // Where, and whether the token is there whole.
+        let mut first: Option<(usize, bool)> = None;
+        for rule in self.framing.rules.iter().filter(|r| r.ends_turn) {
+            let Open::Marker(token) = rule.open else {
+                continue;
+            };
+            // Only what starts before the best hit so far can win.
+            let limit = first.map_or(to, |(f, _)| (f + token.len()).min(to));
+            if let Some((hit, kind)) =
+                find_marker(&bytes[..limit], from, token, &self.finders, whole)
+            {
+                if first.is_none_or(|(f, _)| hit < f) {
+                    first = Some((hit, kind == Match::Yes));
+                }
+            }
+        }
+        let (at, arrived) = first?;
+        if arrived {
+            self.turn_at = Some(at);
+        }
+        Some(at)
     }
 
     pub(super) fn after_block(
@@ -161,4 +238,40 @@ impl Scanner {
         }
         true
     }
+}
+
+/// Where unclosed reasoning that starts at `body_start` ends early: at the first of the
+/// `early.at` openers in it, if a call follows that opener (only the first counts, as in vLLM,
+/// so a mention of the opener in the reasoning keeps the rest reasoning).
+fn early_end_at(bytes: &[u8], body_start: usize, early: super::super::EarlyEnd) -> Option<usize> {
+    let mut first: Option<(usize, usize)> = None;
+    for opener in early.at {
+        // Only what starts before the best hit so far can win.
+        let limit = first.map_or(bytes.len(), |(at, _)| (at + opener.len()).min(bytes.len()));
+        let found = bytes
+            .get(body_start..limit)
+            .and_then(|hay| memchr::memmem::find(hay, opener.as_bytes()));
+        if let Some(offset) = found {
+            let at = body_start + offset;
+            if first.is_none_or(|(best, _)| at < best) {
+                first = Some((at, opener.len()));
+            }
+        }
+    }
+    let (at, len) = first?;
+    let after = at + len;
+    let follows = |pieces: &[&str]| {
+        let mut i = after;
+        pieces.iter().all(|piece| {
+            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            let hit = bytes
+                .get(i..)
+                .is_some_and(|rest| rest.starts_with(piece.as_bytes()));
+            i += piece.len();
+            hit
+        })
+    };
+    (early.then.is_empty() || early.then.iter().any(|pieces| follows(pieces))).then_some(at)
 }

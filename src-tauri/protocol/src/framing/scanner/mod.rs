@@ -57,11 +57,15 @@ pub struct Scanner {
     content_from: usize,
     /// Body bytes of the open block already reported as deltas.
     body_reported: usize,
+    /// The first end-of-turn token in the open call block, once one has arrived whole.
+    turn_at: Option<usize>,
     /// No content yet (only whitespace and reasoning): `Open::TextStart` rules may still match.
     at_text_start: bool,
     state: State,
-    /// Where the marker searched for last (a closing or inner marker) is known to be missing.
-    absent: Option<Absent>,
+    /// Where each marker searched for (a closing or inner marker) is known to be missing, one
+    /// entry per marker: reasoning that never closes but ends early at a call is followed by
+    /// more blocks, so its closing marker must be remembered across them.
+    absent: Vec<Absent>,
     /// Whether the reply began inside reasoning is not settled yet; searched up to here.
     start_open_searched: Option<usize>,
     /// Inline code and fences in the prose: a marker quoted there is not a block.
@@ -98,9 +102,10 @@ impl Scanner {
             pos: 0,
             content_from: 0,
             body_reported: 0,
+            turn_at: None,
             at_text_start: true,
             state: State::Outside,
-            absent: None,
+            absent: Vec::new(),
             start_open_searched,
             prose: Prose::new(),
         }
@@ -114,19 +119,24 @@ impl Scanner {
         marker: &'static str,
         eof: bool,
     ) -> Option<(usize, Match)> {
-        let from = match self.absent {
-            Some(a) if a.marker == marker && a.from <= self.pos => self.pos.max(a.upto),
+        let known = self.absent.iter().position(|a| a.marker == marker);
+        let from = match known.map(|i| self.absent[i]) {
+            Some(a) if a.from <= self.pos => self.pos.max(a.upto),
             _ => self.pos,
         };
         let hit = find_marker(bytes, from, marker, &self.finders, eof);
         if !matches!(hit, Some((_, Match::Yes))) {
             // No full match starts before the last `marker.len() - 1` bytes.
             let upto = bytes.len().saturating_sub(marker.len().saturating_sub(1));
-            self.absent = Some(Absent {
+            let absent = Absent {
                 marker,
                 from: self.pos,
                 upto: upto.max(from),
-            });
+            };
+            match known {
+                Some(i) => self.absent[i] = absent,
+                None => self.absent.push(absent),
+            }
         }
         hit
     }
@@ -181,6 +191,7 @@ impl Scanner {
             events.push(ScanEvent::BlockStarted { rule, start });
         }
         self.body_reported = body_start;
+        self.turn_at = None;
         self.pos = body_start;
         self.state = match r.close {
             Close::Immediately => {
@@ -371,4 +382,5 @@ impl Scanner {
 }
 
 const END: &str = "the reply ends first";
+const TURN: &str = "an end-of-turn token comes first";
 const ANOTHER: &str = "another block starts before it ends";

@@ -1,7 +1,8 @@
-//! Replies that begin inside reasoning: chat templates in thinking mode (DeepSeek V3.1 and R1)
-//! write `<think>` into the prompt, so the reply is `…reasoning…</think>answer`. llama.cpp parses
-//! such a reply with `thinking_forced_open`: what comes before `</think>` is reasoning, calls
-//! written there included, and a reply with no `</think>` at all is ordinary content.
+//! Replies that begin inside reasoning: chat templates in thinking mode (DeepSeek V3.1 and R1,
+//! QwQ, Qwen3 Thinking, Qwen3.5, Kimi K2) write `<think>` into the prompt, so the reply is
+//! `…reasoning…</think>answer`. llama.cpp parses such a reply with `thinking_forced_open`: what
+//! comes before `</think>` is reasoning, calls written there included, and a reply with no
+//! `</think>` at all is ordinary content.
 //!
 //! The scanner cannot know which until it sees `</think>`, an opening `<think>`, or the end of
 //! the reply, so it reports nothing before then: a streamed reply in a format with such a rule
