@@ -114,36 +114,71 @@ pub fn parse_json_as<T: DeserializeOwned>(
         );
         return None;
     }
-    match serde_json::from_str::<T>(slice) {
-        Ok(value) => Some(value),
-        Err(e) if e.is_eof() => {
-            error(
-                out,
-                DiagnosticCode::InvalidJson,
-                format!("{what} is cut off: the JSON ends early ({e}); the call is skipped"),
-                span,
-            );
-            None
-        }
-        Err(e) => {
-            let mut at = span.start + byte_offset(slice, e.line(), e.column());
-            while at > span.start && !text.is_char_boundary(at) {
-                at -= 1;
-            }
-            // One character wide, never ending inside a multi-byte one.
-            let mut end = (at + 1).min(span.end).max(at);
-            while end < span.end && !text.is_char_boundary(end) {
-                end += 1;
-            }
-            error(
-                out,
-                DiagnosticCode::InvalidJson,
-                format!("{what} is not valid JSON: {e}; the call is skipped"),
-                Span::new(at.min(span.end), end),
-            );
-            None
-        }
+    let e = match serde_json::from_str::<T>(slice) {
+        Ok(value) => return Some(value),
+        Err(e) => e,
+    };
+    let again = match decode_lenient::<T>(text, span, &what, out) {
+        Ok(value) => return Some(value),
+        Err(again) => again,
+    };
+    // JSON that only Python's leniency kept from reading to its end is cut off.
+    let e = match again {
+        Some(again) if again.is_eof() => again,
+        _ => e,
+    };
+    if e.is_eof() {
+        error(
+            out,
+            DiagnosticCode::InvalidJson,
+            format!("{what} is cut off: the JSON ends early ({e}); the call is skipped"),
+            span,
+        );
+        return None;
     }
+    let mut at = span.start + byte_offset(slice, e.line(), e.column());
+    while at > span.start && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    // One character wide, never ending inside a multi-byte one.
+    let mut end = (at + 1).min(span.end).max(at);
+    while end < span.end && !text.is_char_boundary(end) {
+        end += 1;
+    }
+    error(
+        out,
+        DiagnosticCode::InvalidJson,
+        format!("{what} is not valid JSON: {e}; the call is skipped"),
+        Span::new(at.min(span.end), end),
+    );
+    None
+}
+
+/// After serde_json rejected `text[span]`: the value Python's `json.loads` reads there (lone
+/// surrogate escapes, `NaN`/`Infinity`: [`crate::json_lenient`]), with a warning; else the
+/// error of the rewritten text, or `None` when there was nothing to rewrite. Only failed
+/// decodes come here, so a valid reply is still parsed once.
+fn decode_lenient<T: DeserializeOwned>(
+    text: &str,
+    span: Span,
+    what: impl Display,
+    out: &mut ParseOutput,
+) -> Result<T, Option<serde_json::Error>> {
+    let slice = text.get(span.start..span.end).unwrap_or_default();
+    let rewritten = crate::json_lenient::python_compatible(slice).ok_or(None)?;
+    let value = serde_json::from_str::<T>(&rewritten.text).map_err(Some)?;
+    let (at, len) = rewritten.first;
+    warning(
+        out,
+        DiagnosticCode::InvalidJson,
+        format!(
+            "{what} is not strict JSON: it has {}, which Python's json.loads (vLLM, SGLang) \
+             accepts",
+            rewritten.describe()
+        ),
+        Span::new(span.start + at, span.start + at + len),
+    );
+    Ok(value)
 }
 
 /// serde_json's 1-based line and column as a byte offset into `text`.
@@ -261,7 +296,9 @@ pub fn push_json_calls(
             return;
         }
         // Parsed once here; a valid list goes on below without a second parse.
-        match serde_json::from_str::<CallDocument>(body) {
+        match serde_json::from_str::<CallDocument>(body)
+            .or_else(|e| decode_lenient(text, span, what, out).map_err(|_| e))
+        {
             Ok(document) => parsed = Some(document),
             Err(e) => {
                 // A broken list: decode element by element so one bad or cut-off call does not

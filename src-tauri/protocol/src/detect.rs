@@ -8,6 +8,7 @@
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+use crate::balanced::{value_end, Syntax};
 use crate::framing::{call_list_at, BlockKind, Framing, Match, Open};
 
 /// What makes a reply look like a format.
@@ -23,6 +24,12 @@ pub struct Signature {
 /// text to match but a check [`Detector::candidates`] runs (`[get_weather(` after prose).
 pub const CALL_LIST_ANYWHERE: &str = "[name(";
 
+/// The marker standing for a bare JSON call object (or list of them) in the prose
+/// ([`Open::ObjectWithKey`], [`Open::ObjectList`]). A `{` inside a JSON list the reply starts
+/// with is not such evidence: that list is a whole-reply call list (xLAM's format), and a
+/// format that also reads call objects in the prose must not outrank it there with a bracket.
+pub const BARE_OBJECT: &str = "{";
+
 /// The signature a framing implies: its call rules' openings.
 pub fn framing_signature(framing: Option<Framing>) -> Signature {
     let mut signature = Signature::default();
@@ -32,7 +39,11 @@ pub fn framing_signature(framing: Option<Framing>) -> Signature {
                 Open::Marker(m) => signature.markers.push(m),
                 Open::TextStart(p) => signature.prefixes.push(p),
                 Open::CallList => signature.prefixes.push(CALL_LIST_ANYWHERE),
-                Open::ObjectWithKey(_) => signature.markers.push("{"),
+                Open::ObjectWithKey(_) | Open::ObjectList(_) => {
+                    if !signature.markers.contains(&BARE_OBJECT) {
+                        signature.markers.push(BARE_OBJECT);
+                    }
+                }
             }
         }
     }
@@ -47,6 +58,8 @@ pub struct Detector {
     owners: Vec<Vec<usize>>,
     prefixes: Vec<(usize, &'static str)>,
     protocols: usize,
+    /// The pattern index of [`BARE_OBJECT`], when a format has it.
+    bare_object: Option<usize>,
 }
 
 impl Detector {
@@ -70,11 +83,13 @@ impl Detector {
             .match_kind(MatchKind::Standard)
             .build(&patterns)
             .ok();
+        let bare_object = patterns.iter().position(|p| *p == BARE_OBJECT);
         Self {
             automaton,
             owners,
             prefixes,
             protocols: signatures.len(),
+            bare_object,
         }
     }
 
@@ -84,11 +99,31 @@ impl Detector {
     /// specific evidence when formats parse a reply equally well.
     pub fn candidates(&self, text: &str) -> Vec<(usize, usize)> {
         let mut best = vec![None::<usize>; self.protocols];
+        let start = reply_start(text);
+        // The span of a JSON list the reply starts with (to its end when it is cut off), found
+        // once and only when a `{` needs it.
+        let mut leading_list = None;
+        let mut in_leading_list = |at: usize| {
+            let (from, to) = *leading_list.get_or_insert_with(|| {
+                let from = text.len() - start.len();
+                match start.as_bytes().first() {
+                    Some(b'[') => (
+                        from,
+                        value_end(Syntax::Json, text.as_bytes(), from).unwrap_or(text.len()),
+                    ),
+                    _ => (from, from),
+                }
+            });
+            (from..to).contains(&at)
+        };
         if let Some(automaton) = &self.automaton {
             let mut seen = vec![false; self.owners.len()];
             let mut remaining = self.owners.len();
             for found in automaton.find_overlapping_iter(text) {
                 let pattern = found.pattern().as_usize();
+                if Some(pattern) == self.bare_object && in_leading_list(found.start()) {
+                    continue;
+                }
                 if !seen[pattern] {
                     seen[pattern] = true;
                     let length = found.end() - found.start();
@@ -102,7 +137,6 @@ impl Detector {
                 }
             }
         }
-        let start = reply_start(text);
         let mut call_list = None;
         for &(owner, prefix) in &self.prefixes {
             let found = if prefix == CALL_LIST_ANYWHERE {
@@ -177,5 +211,32 @@ mod tests {
             detector.candidates("[<function=x> <tool_call>"),
             vec![(0, 11), (1, 11), (2, 0)]
         );
+    }
+
+    #[test]
+    fn a_bare_object_inside_a_leading_list_is_no_evidence() {
+        let detector = Detector::new(&[
+            Signature {
+                markers: vec![BARE_OBJECT],
+                prefixes: vec![],
+            },
+            Signature {
+                markers: vec![],
+                prefixes: vec!["["],
+            },
+        ]);
+        assert_eq!(detector.candidates("[{\"a\": {\"b\": 1}}]"), vec![(1, 0)]);
+        assert_eq!(
+            detector.candidates(" <think>x</think>[{\"a\": 1}]"),
+            vec![(1, 0)]
+        );
+        // Cut off: the list runs to the end.
+        assert_eq!(detector.candidates("[{\"a\": [1"), vec![(1, 0)]);
+        // A `{` after the list, or a list after prose, counts.
+        assert_eq!(
+            detector.candidates("[{\"a\": 1}] then {\"b\": 2}"),
+            vec![(0, 1), (1, 0)]
+        );
+        assert_eq!(detector.candidates("see [{\"a\": 1}]"), vec![(0, 1)]);
     }
 }

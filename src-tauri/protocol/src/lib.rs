@@ -35,6 +35,7 @@ pub mod glm45;
 pub mod gpt_oss;
 pub mod hermes;
 mod json_document;
+pub mod json_lenient;
 pub mod json_strict;
 pub mod json_value;
 pub mod kimi_k2;

@@ -12,26 +12,29 @@
 //! What is a call:
 //! - after `<|python_tag|>` (up to the next end-of-turn token): JSON calls separated by `;` or
 //!   `,` (or a JSON list of them); a built-in tool call `name.call(arg="…", …)` with
-//!   Python-literal arguments (llama.cpp's builtin-tools grammar), read as the call `name`;
-//!   anything else is raw code for the code interpreter, read as a call of `python` with
-//!   `{"code": …}` (llama.cpp's reading of raw code after the tag, as in its functionary v3.1
-//!   parser);
-//! - a reply that is a JSON call (the `{` first), with `;` between several;
+//!   Python-literal arguments (llama.cpp's builtin-tools grammar), read as the call `name`.
+//!   Anything else (raw code, which Meta's own stack runs in its code interpreter) is content
+//!   with a warning, as vLLM (no `{`), SGLang (no JSON) and llama.cpp's Llama 3.x parser
+//!   (no `name.call(`) all leave it;
+//! - a reply that is a JSON call (the `{` first), with `;` or `,` between several;
 //! - a JSON object in the prose, as vLLM finds them: standing on its own (not inside a list or
 //!   after a tag, which other formats own), first key `"name"` (or `"type"`, for
 //!   `{"type": "function", "name": …, "parameters": …}`), holding `"parameters"` or
 //!   `"arguments"`. One without those keys is prose, as in vLLM; calls written one after
-//!   another need no `;`.
+//!   another need no separator, and `;` or `,` may stand between them (vLLM tries every `{`;
+//!   SGLang skips one separator byte);
+//! - a JSON list standing on its own (the whole reply, or after prose) whose first element is
+//!   such an object: each element a call, as vLLM reads the objects in it. Auto-detect still
+//!   gives a reply that starts with such a list to xLAM, whose whole format it is.
 //!
 //! Deliberate differences: the prose around calls stays content (vLLM drops it when it finds a
 //! call); a bad call is reported and skipped while the others are kept (vLLM's batch parser
-//! drops every call when one fails); raw code is the tool `python` (Meta's own stack names it
-//! `code_interpreter`; llama.cpp says `python`).
+//! drops every call when one fails).
 
 use serde_json::{Map, Value};
 
 use crate::balanced::{value_end, Syntax};
-use crate::calls::{call_from_json, error, push_json_calls, push_request, Call};
+use crate::calls::{call_from_json, error, push_json_calls, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -48,19 +51,24 @@ const FRAMING: Framing = Framing {
         Rule::call(PYTHON_TAG, Close::UntilNext),
         Rule::at_text_start("{", JSON_VALUE)
             .lenient()
-            .separated_by(b';'),
-        Rule::object_with_key(&["\"name\"", "\"type\""], JSON_VALUE)
+            .separated_by(SEPARATORS),
+        Rule::object_with_key(CALL_KEYS, JSON_VALUE)
             .lenient()
-            .separated_by(b';'),
+            .separated_by(SEPARATORS),
+        Rule::object_list(CALL_KEYS, JSON_VALUE).lenient(),
     ],
 };
+
+/// What a call object's first key is: `{"name": …}`, or `{"type": "function", …}`.
+const CALL_KEYS: &[&str] = &["\"name\"", "\"type\""];
+
+/// Between calls: `;` as Llama's template asks, or `,` as models also write (vLLM tries every
+/// `{`; SGLang's Llama 3.2 detector skips one separator byte after each object).
+const SEPARATORS: &[u8] = b";,";
 
 /// Indices into [`FRAMING`]'s rules.
 const PYTHON_TAG_RULE: usize = 3;
 const IN_PROSE_RULE: usize = 5;
-
-/// The tool raw code after `<|python_tag|>` is a call of.
-const CODE_TOOL: &str = "python";
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Llama3Json;
@@ -156,14 +164,18 @@ fn decode_python_tag(text: &str, block: &Block, out: &mut ParseOutput) {
     } else if let Some(name_end) = builtin_call(code) {
         builtin(text, block, code, name_end, out);
     } else {
-        let mut args = Map::new();
-        args.insert("code".to_owned(), Value::String(code.to_owned()));
-        let call = Call {
-            name: CODE_TOOL.to_owned(),
-            args,
-            id: None,
-        };
-        push_request(out, text, block.span, ID, call, false);
+        // Raw code: no reference parser calls a tool for it, so it is the reply's text.
+        warning(
+            out,
+            DiagnosticCode::StrayText,
+            format!(
+                "what follows {PYTHON_TAG} is neither a JSON call nor a built-in tool call \
+                 ('name.call(…)'); it is kept as content (raw code for a code interpreter is no \
+                 call in vLLM, SGLang or llama.cpp)"
+            ),
+            block.span,
+        );
+        out.content.push_str(code);
     }
 }
 

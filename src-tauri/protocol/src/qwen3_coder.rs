@@ -35,8 +35,9 @@
 //! Decisions on broken calls (a malformed call never hides its neighbours):
 //! - a value ends at `</parameter>`; when that is missing (the next `<parameter=` comes first,
 //!   or the function ends), the value is read up to there and kept with a warning (the boundary
-//!   is clear), except when the reply itself ends inside the value: it may be cut off, so the
-//!   call is skipped (error);
+//!   is clear); when the reply itself ends inside the value, it is read to the end, as vLLM
+//!   reads it, with a warning, and the call is marked incomplete (the value may be cut off;
+//!   SGLang, which needs `</tool_call>`, gives no call);
 //! - a function ends at `</function>`; when that is missing inside a `<tool_call>`, it ends at
 //!   the next `<function=` or at `</tool_call>` (warning);
 //! - a reply that ends after the last complete parameter (no `</function>` / `</tool_call>`) is

@@ -134,7 +134,9 @@ fn the_new_hermes_tags_are_detected_as_hermes() {
 
 #[test]
 fn json_in_other_formats_is_not_a_bare_call() {
-    // An object inside a list, after a tag or as a key's value belongs to that document.
+    // An object after a tag, as a key's value or inside a Python call belongs to that
+    // document. A list of call objects that is the whole reply is xLAM's: llama3_json named
+    // reads it (as vLLM does), but it is no llama3_json evidence for auto-detect.
     for text in [
         "[{\"name\": \"f\", \"arguments\": {}}]",
         "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>",
@@ -144,11 +146,12 @@ fn json_in_other_formats_is_not_a_bare_call() {
     ] {
         let report = parse(text, Some("llama3_json"));
         assert!(
-            text.starts_with('{') || report.requests.is_empty(),
+            text.starts_with(['{', '[']) || report.requests.is_empty(),
             "{text}: {:?}",
             calls(&report)
         );
         let detected = parse(text, None);
+        assert_ne!(detected.format, "llama3_json", "{text}");
         assert!(
             !detected
                 .diagnostics
@@ -156,6 +159,38 @@ fn json_in_other_formats_is_not_a_bare_call() {
                 .any(|d| d.message.contains("also parses as llama3_json")),
             "{text}: {:?}",
             detected.diagnostics
+        );
+    }
+}
+
+#[test]
+fn a_call_list_is_xlam_only_where_it_starts_the_reply() {
+    // llama3_json reads call lists anywhere (as vLLM does), but a `{` inside a list the reply
+    // starts with is no evidence for it: that list is xLAM's whole format, which wins the tie.
+    let list = "[{\"name\": \"a\", \"parameters\": {\"x\": 1}}, \
+                {\"name\": \"b\", \"parameters\": {\"y\": 2}}]";
+    let expected = json!([["a", {"x": 1}], ["b", {"y": 2}]]);
+    for (text, format) in [
+        (list.to_owned(), "xlam"),
+        (format!("<think>a list</think>\n{list}"), "xlam"),
+        (format!("Here you go:\n{list}"), "llama3_json"),
+        (
+            "{\"name\": \"a\", \"parameters\": {\"x\": 1}},\n\
+             {\"name\": \"b\", \"parameters\": {\"y\": 2}}"
+                .to_owned(),
+            "llama3_json",
+        ),
+    ] {
+        let report = parse(&text, None);
+        assert_eq!(report.format, format, "{text}");
+        assert_eq!(json!(calls(&report)), expected, "{text}");
+        assert!(
+            !report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("also parses as llama3_json")),
+            "{text}: {:?}",
+            report.diagnostics
         );
     }
 }

@@ -64,6 +64,9 @@ fn alphabet() -> Vec<String> {
                     Open::ObjectWithKey(keys) => {
                         parts.extend(keys.iter().map(|key| format!("{{{key}:")))
                     }
+                    Open::ObjectList(keys) => {
+                        parts.extend(keys.iter().map(|key| format!("[{{{key}:")))
+                    }
                 }
                 match rule.close {
                     Close::Marker(m) => parts.push(m.to_owned()),

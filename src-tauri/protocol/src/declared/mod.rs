@@ -133,7 +133,10 @@ impl DeclaredFormat {
         for (rule, what) in calls {
             let rule = rule.lenient();
             rules.push(match spec.separator {
-                Some(byte) => rule.separated_by(byte),
+                // One ASCII byte, so its one-character text is that byte.
+                Some(byte) => {
+                    rule.separated_by(intern::string(&char::from(byte).to_string()).as_bytes())
+                }
                 None => rule,
             });
             call_blocks.push(intern::string(&what));

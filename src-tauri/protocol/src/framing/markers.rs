@@ -190,6 +190,7 @@ pub(super) fn opens_at(bytes: &[u8], at: usize, open: Open, eof: bool) -> Option
     match open {
         Open::Marker(marker) => Some((match_at(bytes, at, marker, eof), at + marker.len())),
         Open::ObjectWithKey(keys) => Some((object_with_key_at(bytes, at, keys, eof), at)),
+        Open::ObjectList(keys) => Some((object_list_at(bytes, at, keys, eof), at)),
         Open::CallList => Some((call_list_at(bytes, at, eof), at)),
         Open::TextStart(_) => None,
     }
@@ -219,6 +220,22 @@ fn object_with_key_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Matc
         return Match::No;
     }
     object_with_key_at_any(bytes, at, keys, eof)
+}
+
+/// A `[` at `at`, standing on its own ([`after_prose`]), whose first element is an object
+/// whose first key is one of `keys` (quoted): a list of calls ([`super::Open::ObjectList`]).
+fn object_list_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
+    if bytes.get(at) != Some(&b'[') || !after_prose(bytes, at) {
+        return Match::No;
+    }
+    let mut first = at + 1;
+    while bytes.get(first).is_some_and(u8::is_ascii_whitespace) {
+        first += 1;
+    }
+    if first == bytes.len() {
+        return if eof { Match::No } else { Match::Partial };
+    }
+    object_with_key_at_any(bytes, first, keys, eof)
 }
 
 /// A `{` at `at` whose first key is one of `keys` (quoted), whatever precedes it.

@@ -46,6 +46,11 @@ pub enum Open {
     /// Never right after `[`, `,` or `:`: an object there is an element or a value of a larger
     /// document (a call list, an API response), which the formats of those documents own.
     ObjectWithKey(&'static [&'static str]),
+    /// A JSON list standing where an [`Open::ObjectWithKey`] object could (not after a tag, a
+    /// bracket, a separator or a key), whose first element is an object whose first key is one
+    /// of these: a list of calls written after a sentence or as the whole reply. The `[`
+    /// belongs to the body.
+    ObjectList(&'static [&'static str]),
 }
 
 impl Open {
@@ -55,6 +60,7 @@ impl Open {
             Open::Marker(m) | Open::TextStart(m) => m,
             Open::CallList => "[",
             Open::ObjectWithKey(_) => "{",
+            Open::ObjectList(_) => "[",
         }
     }
 }
@@ -96,8 +102,9 @@ pub struct Rule {
     /// The reply may end inside such a block (generation stopped at end-of-sequence): the
     /// body up to the end is still decoded, with a warning.
     pub lenient_end: bool,
-    /// After such a block, this byte (after whitespace) starts another one (`;` in llama3).
-    pub separator: Option<u8>,
+    /// After such a block, any of these bytes (after whitespace) starts another one (`;` and
+    /// `,` in llama3), when what follows it can start one (see [`Rule::separated_by`]).
+    pub separators: &'static [u8],
     /// Reasoning only: the reply may begin inside such a block, its opening marker written by
     /// the chat template into the prompt (DeepSeek V3.1 and R1, QwQ, Qwen3 Thinking, Qwen3.5 and
     /// Kimi K2 in thinking mode). When the closing marker comes before any opening marker,
@@ -131,7 +138,7 @@ impl Rule {
             close,
             kind: BlockKind::Call,
             lenient_end: false,
-            separator: None,
+            separators: &[],
             may_start_open: false,
             early_end: None,
             ends_turn: false,
@@ -144,7 +151,7 @@ impl Rule {
             close,
             kind: BlockKind::Call,
             lenient_end: false,
-            separator: None,
+            separators: &[],
             may_start_open: false,
             early_end: None,
             ends_turn: false,
@@ -158,7 +165,21 @@ impl Rule {
             close,
             kind: BlockKind::Call,
             lenient_end: false,
-            separator: None,
+            separators: &[],
+            may_start_open: false,
+            early_end: None,
+            ends_turn: false,
+        }
+    }
+
+    /// A JSON list of call objects in the prose or as the reply: see [`Open::ObjectList`].
+    pub const fn object_list(keys: &'static [&'static str], close: Close) -> Self {
+        Self {
+            open: Open::ObjectList(keys),
+            close,
+            kind: BlockKind::Call,
+            lenient_end: false,
+            separators: &[],
             may_start_open: false,
             early_end: None,
             ends_turn: false,
@@ -172,7 +193,7 @@ impl Rule {
             close,
             kind: BlockKind::Call,
             lenient_end: false,
-            separator: None,
+            separators: &[],
             may_start_open: false,
             early_end: None,
             ends_turn: false,
@@ -185,7 +206,7 @@ impl Rule {
             close: Close::Marker(close),
             kind: BlockKind::Reasoning,
             lenient_end: true,
-            separator: None,
+            separators: &[],
             may_start_open: false,
             early_end: None,
             ends_turn: false,
@@ -198,7 +219,7 @@ impl Rule {
             close: Close::Immediately,
             kind: BlockKind::Token,
             lenient_end: true,
-            separator: None,
+            separators: &[],
             may_start_open: false,
             early_end: None,
             ends_turn: false,
@@ -234,8 +255,12 @@ impl Rule {
         rule
     }
 
-    pub const fn separated_by(mut self, byte: u8) -> Self {
-        self.separator = Some(byte);
+    /// Blocks of this rule may follow each other with one of `bytes` between them. A
+    /// separator starts the next block only when what follows it (after whitespace) can start
+    /// one: a value for a balanced block, an object with the rule's keys for
+    /// [`Open::ObjectWithKey`]. Otherwise it is prose (`{…}, which I called`).
+    pub const fn separated_by(mut self, bytes: &'static [u8]) -> Self {
+        self.separators = bytes;
         self
     }
 }

@@ -43,7 +43,7 @@ const JSON_AFTER: Framing = Framing {
                 syntax: Syntax::Json,
             },
         ),
-        Rule::call("<|tag|>", JSON_VALUE).separated_by(b';'),
+        Rule::call("<|tag|>", JSON_VALUE).separated_by(b";"),
         Rule::at_text_start(
             "[",
             Close::Balanced {

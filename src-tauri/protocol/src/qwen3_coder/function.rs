@@ -171,16 +171,18 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
                 (next, next)
             }
             (None, None) if f.cut_off => {
-                error(
+                // Read to the end, as vLLM's parameter pattern does (`…|$`); the call is marked
+                // incomplete (its block was cut off), so a strict reading drops it.
+                warning(
                     out,
                     DiagnosticCode::UnclosedValue,
                     format!(
                         "the reply ends inside the value of '{key}' in '{name}': it may be cut \
-                         off; the call is skipped"
+                         off; read up to the end of the reply"
                     ),
                     Span::new(pos, f.end),
                 );
-                return None;
+                (f.end, f.end)
             }
             (None, None) => {
                 let ended_by = f.ended_by.unwrap_or("'</function>'");

@@ -178,13 +178,27 @@ fn a_reply_cut_after_the_last_parameter_is_decoded_with_a_warning() {
 }
 
 #[test]
-fn a_reply_cut_inside_a_value_or_tag_skips_the_call() {
+fn a_reply_cut_inside_a_value_reads_it_to_the_end() {
+    // vLLM's parameter pattern ends a value at `</parameter>`, the next tag or the end (`$`).
     for cut in [
         "<tool_call>\n<function=f>\n<parameter=a>\npartial val",
+        "<function=f>\n<parameter=a>\npartial val",
+    ] {
+        let out = parse(&format!("{WEATHER}\n{cut}"));
+        assert_eq!(out.requests.len(), 2, "{cut}");
+        let cut_off = &out.requests[1];
+        assert_eq!(json!(cut_off.args), json!({"a": "partial val"}), "{cut}");
+        assert!(cut_off.incomplete, "{cut}");
+        assert!(!out.has_errors(), "{cut}: {:?}", out.diagnostics);
+    }
+}
+
+#[test]
+fn a_reply_cut_inside_a_tag_skips_the_call() {
+    for cut in [
         "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<para",
         "<tool_call>\n<function=f>\n<parameter=a",
         "<tool_call>\n<function=get_wea",
-        "<function=f>\n<parameter=a>\npartial",
     ] {
         let out = parse(&format!("{WEATHER}\n{cut}"));
         assert_eq!(out.requests.len(), 1, "{cut}");

@@ -83,7 +83,9 @@ pub fn dictionary() -> String {
             match rule.open {
                 Open::Marker(m) | Open::TextStart(m) => words.push(m),
                 Open::CallList => words.push("[get_weather("),
-                Open::ObjectWithKey(keys) => words.extend(keys.iter().copied()),
+                Open::ObjectWithKey(keys) | Open::ObjectList(keys) => {
+                    words.extend(keys.iter().copied())
+                }
             }
             match rule.close {
                 Close::Marker(m) | Close::Balanced { after: m, .. } => words.push(m),

@@ -22,7 +22,9 @@ impl Scanner {
         };
         let reopen = match r.open {
             Open::Marker(m) => Some(m),
-            Open::TextStart(_) | Open::CallList | Open::ObjectWithKey(_) => None,
+            Open::TextStart(_) | Open::CallList | Open::ObjectWithKey(_) | Open::ObjectList(_) => {
+                None
+            }
         };
         let set = |scanner: &mut Self, phase: Phase| {
             scanner.state = State::Balanced {

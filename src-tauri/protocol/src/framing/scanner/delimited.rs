@@ -203,14 +203,14 @@ impl Scanner {
         rule: usize,
         events: &mut Vec<ScanEvent>,
     ) -> bool {
-        let Some(separator) = self.framing.rules[rule].separator else {
-            self.state = State::Outside;
-            return true;
+        let r = self.framing.rules[rule];
+        let skip_space = |mut i: usize| {
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            i
         };
-        let mut i = self.pos;
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
+        let i = skip_space(self.pos);
         if i == bytes.len() {
             if eof {
                 self.state = State::Outside;
@@ -218,25 +218,55 @@ impl Scanner {
             }
             return false;
         }
-        let next_object = match self.framing.rules[rule].open {
+        let next = match r.open {
             Open::ObjectWithKey(keys) => object_with_key_at_any(bytes, i, keys, eof),
             _ => Match::No,
         };
-        if next_object == Match::Partial {
-            return false;
-        }
-        if next_object == Match::Yes {
-            // Bare objects one after another (`{…}\n{…}`): the next call, no separator needed.
-            self.content_from = i;
-            self.begin(rule, i, i, events);
-        } else if bytes[i] == separator {
-            // The separator opens the next block of the same rule; the gap is not content.
-            self.content_from = i;
-            self.begin(rule, i, i + 1, events);
+        let next = if next == Match::No && r.separators.contains(&bytes[i]) {
+            // The separator opens the next block of the same rule when a block can start after
+            // it; the gap is then not content.
+            match self.continues_at(rule, bytes, skip_space(i + 1), eof) {
+                Match::Yes => {
+                    self.content_from = i;
+                    self.begin(rule, i, i + 1, events);
+                    return true;
+                }
+                other => other,
+            }
         } else {
-            self.state = State::Outside;
+            next
+        };
+        match next {
+            Match::Partial => return false,
+            Match::Yes => {
+                // Bare objects one after another (`{…}\n{…}`): the next call, no separator needed.
+                self.content_from = i;
+                self.begin(rule, i, i, events);
+            }
+            Match::No => self.state = State::Outside,
         }
         true
+    }
+
+    /// Whether a block of `rule` can start at `at`, right after a separator: an object with the
+    /// rule's keys, or for another balanced rule the start of a value. Blocks of other kinds
+    /// (a name before the value, a marker-closed body) start after any separator.
+    fn continues_at(&self, rule: usize, bytes: &[u8], at: usize, eof: bool) -> Match {
+        let r = self.framing.rules[rule];
+        let Some(&first) = bytes.get(at) else {
+            return if eof { Match::No } else { Match::Partial };
+        };
+        match (r.open, r.close) {
+            (Open::ObjectWithKey(keys), _) => object_with_key_at_any(bytes, at, keys, eof),
+            (_, Close::Balanced { after: "", syntax }) => {
+                if BalancedScan::start(syntax, first).is_some() {
+                    Match::Yes
+                } else {
+                    Match::No
+                }
+            }
+            _ => Match::Yes,
+        }
     }
 }
 

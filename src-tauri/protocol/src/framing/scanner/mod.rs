@@ -90,6 +90,7 @@ impl Scanner {
                 Open::Marker(marker) => marker.as_bytes().first().copied(),
                 Open::CallList => Some(b'['),
                 Open::ObjectWithKey(_) => Some(b'{'),
+                Open::ObjectList(_) => Some(b'['),
                 Open::TextStart(_) => None,
             })
             .collect();
@@ -262,9 +263,10 @@ impl Scanner {
         if r.kind == BlockKind::Call {
             self.at_text_start = false;
         }
-        self.state = match r.separator {
-            Some(_) if complete => State::AfterBlock { rule },
-            _ => State::Outside,
+        self.state = if complete && !r.separators.is_empty() {
+            State::AfterBlock { rule }
+        } else {
+            State::Outside
         };
     }
 
