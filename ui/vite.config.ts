@@ -3,8 +3,11 @@ import { defineConfig } from "vitest/config";
 
 // Tauri loads the dev server at http://localhost:5173 (tauri.conf.json `devUrl`) and the
 // built files from ui/dist (`frontendDist`).
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   plugins: [react()],
+  // `vite build --mode profile`: React's profiling renderer, so <Timed> subtrees report their
+  // commits (the app bench prints them).
+  resolve: mode === "profile" ? { alias: { "react-dom/client": "react-dom/profiling" } } : {},
   clearScreen: false,
   server: {
     host: "localhost",
@@ -22,4 +25,4 @@ export default defineConfig({
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
   },
-});
+}));

@@ -11,6 +11,11 @@
 //                       (default: examples/empty_window beside the app binary, when built:
 //                       `cargo build [--release] --example empty_window`); "none" skips it
 //
+// Where a UI run's time goes: with a profiling UI build (`npx vite build --mode profile` in ui/,
+// then E2E_SKIP_BUILD=1 with an app that embeds it, or a `--no-default-features` app that loads
+// `vite preview` on the dev URL) React's render time per <Timed> subtree is printed; the
+// BENCH_*_PROBE variables of lib/paintProbes.mjs measure what WebKit repaints.
+//
 // Startup, method: WebKitWebDriver does not start the app binary itself but a tiny wrapper
 // script that writes the wall clock (`date +%s%N`) to a file and then `exec`s the app binary,
 // so "spawn" is the moment the app's process image starts. As soon as the WebDriver session
@@ -51,6 +56,7 @@ import {
   descendants,
   waitVisible,
 } from "./lib/harness.mjs";
+import { paintProbes } from "./lib/paintProbes.mjs";
 
 function option(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
@@ -275,7 +281,9 @@ async function benchRuns(browser, appPid) {
   const started = Date.now();
   const clickToShown = [];
   const shownParts = [];
+  const renderSamples = [];
   const chunk = 50;
+  await paintProbes(browser, appPid);
   for (let from = 0; from < RUNS; from += chunk) {
     const count = Math.min(chunk, RUNS - from);
     const outcome =
@@ -335,6 +343,15 @@ async function benchRuns(browser, appPid) {
                   await new Promise((r) => requestAnimationFrame(r));
                   const clicked = performance.now();
                   q("executor-run").click();
+                  // When the click's own work (React's render of "running") has let the main
+                  // thread go: a message posted now is handled only then.
+                  const idleMark = { at: null };
+                  const idleChannel = new MessageChannel();
+                  idleChannel.port1.onmessage = () => {
+                    idleMark.at = performance.now();
+                    idleChannel.port1.close();
+                  };
+                  idleChannel.port2.postMessage(null);
                   // Click -> the first frame that can show the result: a MutationObserver sees
                   // the result body change without polling granularity.
                   await new Promise((resolve, reject) => {
@@ -358,6 +375,7 @@ async function benchRuns(browser, appPid) {
                         latencies.push(painted - clicked);
                         parts.push({
                           toSent: mark ? mark.sent - clicked : null,
+                          toIdle: idleMark.at === null ? null : idleMark.at - clicked,
                           toAnswered: mark?.answered ? mark.answered - clicked : null,
                           toDom: inDom - clicked,
                           domToFrame: painted - inDom,
@@ -377,7 +395,7 @@ async function benchRuns(browser, appPid) {
                   });
                 }
               })().then(
-                () => done({ ok: true, latencies, parts }),
+                () => done({ ok: true, latencies, parts, renders: window.__renderProfile?.splice(0) ?? [] }),
                 (error) => done({ ok: false, error: String(error), status: q("executor-result")?.getAttribute("data-status") ?? null, body: q("executor-result-body")?.textContent.slice(0, 200) ?? null }),
               );
             },
@@ -410,6 +428,7 @@ async function benchRuns(browser, appPid) {
     if (!outcome.ok) throw new E2EError(`run ${from}..${from + count - 1} failed: ${JSON.stringify(outcome)}`);
     clickToShown.push(...(outcome.latencies ?? []));
     shownParts.push(...(outcome.parts ?? []));
+    renderSamples.push(...(outcome.renders ?? []));
     if ((from + count) % 200 === 0 || from + count === RUNS) {
       const m = appMemory(appPid);
       log(`  ${from + count} runs, ${ms(Date.now() - started)}: RSS ${mib(m.rss)}`);
@@ -424,12 +443,22 @@ async function benchRuns(browser, appPid) {
       ? null
       : { median: median(clickToShown), p95: percentile(clickToShown, 95), max: Math.max(...clickToShown) };
   if (shown) log(`  click -> result painted: median ${ms(shown.median)}, p95 ${ms(shown.p95)}, max ${ms(shown.max)}`);
+  if (renderSamples.length > 0) {
+    // A profiling UI build (PROFILE_RENDERS=1): React's own time per wrapped subtree and commit.
+    const byId = new Map();
+    for (const sample of renderSamples) {
+      const key = `${sample.id} (${sample.phase})`;
+      byId.set(key, [...(byId.get(key) ?? []), sample.actualMs]);
+    }
+    const lines = [...byId].map(([key, values]) => `${key}: ${values.length} commits, median ${values.length ? median(values).toFixed(2) : "?"} ms, p95 ${percentile(values, 95).toFixed(2)} ms, total ${values.reduce((a, b) => a + b, 0).toFixed(0)} ms`);
+    log(`  React render time per subtree (profiling build):\n    ${lines.join("\n    ")}`);
+  }
   if (shownParts.length > 0) {
     const part = (key) => {
       const values = shownParts.map((p) => p[key]).filter((v) => typeof v === "number");
       return values.length === 0 ? "n/a" : `median ${ms(median(values))}, p95 ${ms(percentile(values, 95))}`;
     };
-    log(`  of which: click -> execute_call sent ${part("toSent")}; click -> its answer back ${part("toAnswered")}; click -> result in the DOM ${part("toDom")}; DOM -> next frame ${part("domToFrame")}`);
+    log(`  of which: click -> execute_call sent ${part("toSent")}; click -> main thread free ${part("toIdle")}; click -> its answer back ${part("toAnswered")}; click -> result in the DOM ${part("toDom")}; DOM -> next frame ${part("domToFrame")}`);
   }
   await settle(2000);
   const memory = appMemory(appPid);

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { DiscoveryPane } from "./features/discovery/DiscoveryPane";
 import { ElicitationHost } from "./features/executor/ElicitationHost";
 import { useWorkbench, WorkbenchProvider, type PaneId } from "./lib/workbench";
+import { Timed } from "./lib/renderProfile";
 import { lazyPane } from "./shell/lazyPane";
 import { StartupNotices } from "./shell/StartupNotices";
 import { ThemeSelect } from "./shell/ThemeSelect";
@@ -153,7 +154,11 @@ function Panel({ id, active }: { id: TabId; active: boolean }) {
     case "parser":
       return <parser.Pane active={active} />;
     case "executor":
-      return <executor.Pane active={active} />;
+      return (
+        <Timed id="executor-pane">
+          <executor.Pane active={active} />
+        </Timed>
+      );
     case "sources":
       return <sources.Pane active={active} />;
     case "agent":

@@ -8,6 +8,7 @@ import { deepEquals, type ErrorSchema } from "@rjsf/utils";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from "react";
 
 import type { HistorySummary } from "../../lib/ipc";
+import { Timed } from "../../lib/renderProfile";
 import { useWorkbench } from "../../lib/workbench";
 import { ArgsForm, formSchema, withDefaults } from "./ArgsForm";
 import { argsReducer, currentArgs, initialArgsState, type ArgsMode } from "./argsModel";
@@ -191,14 +192,14 @@ export function ExecutorPane({ active }: { active: boolean }) {
 
       <div className="ex-main">
         <div className="ex-editor">
-          <ToolNameInput
+          <Timed id="name"><ToolNameInput
             value={toolName}
             onChange={onToolNameChange}
             methods={catalog.methods}
             catalogLoading={catalog.loading}
             catalogError={catalog.error}
             onReload={catalog.reload}
-          />
+          /></Timed>
 
           <div className="ex-args-head">
             <div className="ex-modes" role="tablist" aria-label="Argument editor" onKeyDown={onTabKey}>
@@ -265,7 +266,7 @@ export function ExecutorPane({ active }: { active: boolean }) {
             )}
           </div>
 
-          <RunBar
+          <Timed id="runbar"><RunBar
             running={run.running}
             canRun={name !== ""}
             onRun={start}
@@ -277,7 +278,7 @@ export function ExecutorPane({ active }: { active: boolean }) {
             onClearParent={() => {
               setParentId(null);
             }}
-          />
+          /></Timed>
           {run.running !== null && <RunProgress progress={run.progress} />}
           {runNotice !== null && (
             <p className="ex-field-error" role="alert" data-testid="executor-run-notice">
@@ -291,17 +292,17 @@ export function ExecutorPane({ active }: { active: boolean }) {
           )}
         </div>
 
-        <ResultView outcome={run.outcome} failure={run.failure} />
+        <Timed id="result"><ResultView outcome={run.outcome} failure={run.failure} /></Timed>
       </div>
 
-      <HistoryList
+      <Timed id="history"><HistoryList
         view={history}
         query={query}
         onQueryChange={setQuery}
         busy={run.running !== null}
         onRerun={rerun}
         onEdit={edit}
-      />
+      /></Timed>
 
       {run.confirmation && <ConfirmDialog confirmation={run.confirmation} onAnswer={run.answer} />}
     </section>

@@ -10,17 +10,28 @@ import type { Running } from "./useRun";
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.userAgent);
 export const RUN_SHORTCUT = isMac ? "⌘↵" : "Ctrl+Enter";
 
-function Elapsed({ since }: { since: number }) {
+/** Runs shorter than this show no elapsed time: their result is the feedback, and each change of
+ * this text repaints much of the window (WebKitGTK without compositing; see the app bench). */
+const ELAPSED_AFTER_MS = 300;
+
+function Elapsed({ since }: { since: number | null }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
+    if (since === null) return;
     const timer = window.setInterval(() => {
       setNow(Date.now());
     }, 100);
     return () => {
       window.clearInterval(timer);
     };
-  }, []);
-  return <span className="ex-elapsed">{((now - since) / 1000).toFixed(1)} s</span>;
+  }, [since]);
+  const elapsed = since === null ? 0 : now - since;
+  // The same text (and so no DOM change) until the run has lasted long enough to be worth timing.
+  return (
+    <span className="ex-elapsed" data-shown={elapsed >= ELAPSED_AFTER_MS}>
+      {elapsed >= ELAPSED_AFTER_MS ? `${(elapsed / 1000).toFixed(1)} s` : "0.0 s"}
+    </span>
+  );
 }
 
 /** Parses a timeout typed by the user; null when it is not a whole number of ms ≥ 1. */
@@ -107,6 +118,10 @@ export function RunBar({
   parentId,
   onClearParent,
 }: Props) {
+  // Every control keeps its place whether or not a call runs: the Cancel button and the elapsed
+  // time are laid out (invisible) while idle, and the Run button is as wide as its longest label.
+  // A bar that changed height or width would move the page under it, and WebKit repaints the
+  // whole window when the document's size changes (see tests/e2e/bench.mjs, step probe).
   return (
     <div className="ex-runbar">
       <button
@@ -118,23 +133,25 @@ export function RunBar({
         aria-keyshortcuts="Control+Enter Meta+Enter"
         title={`Run (${RUN_SHORTCUT})`}
       >
-        {running ? "Running…" : "Run"} <kbd>{RUN_SHORTCUT}</kbd>
+        <span className="ex-run-label">
+          <span data-shown={running === null}>Run</span>
+          <span data-shown={running !== null}>Running…</span>
+        </span>{" "}
+        <kbd>{RUN_SHORTCUT}</kbd>
       </button>
-      {running && (
-        <>
-          <button
-            type="button"
-            className="button"
-            data-testid="executor-cancel"
-            onClick={onCancel}
-            aria-keyshortcuts="Escape"
-            title="Cancel (Esc)"
-          >
-            Cancel <kbd>Esc</kbd>
-          </button>
-          <Elapsed since={running.startedAt} />
-        </>
-      )}
+      <button
+        type="button"
+        className="button ex-while-running"
+        data-testid="executor-cancel"
+        data-shown={running !== null}
+        disabled={running === null}
+        onClick={onCancel}
+        aria-keyshortcuts="Escape"
+        title="Cancel (Esc)"
+      >
+        Cancel <kbd>Esc</kbd>
+      </button>
+      <Elapsed since={running?.startedAt ?? null} />
       {timeoutMs !== null && <TimeoutField timeoutMs={timeoutMs} onSave={onSaveTimeout} />}
       {parentId !== null && (
         <span className="ex-parent" data-testid="executor-parent">

@@ -1,0 +1,141 @@
+/**
+ * Diagnosis knobs for the app bench (`bash tests/e2e/run.sh --bench`), run before the Executor
+ * runs when their variable is set. They found why a run through the UI cost ~30 ms: WebKitGTK
+ * without compositing repaints far more than what changed in some layouts (an element whose
+ * opacity crosses 1, any relayout inside a CSS grid), and fills each repainted area first.
+ * Page faults of the web process stand in for freshly filled paint buffers.
+ *
+ * - BENCH_HIDE="css selectors": hide these (display: none) for the whole bench.
+ * - BENCH_PAINT_PROBE="js|js|...": each body runs once per frame, 50 times, with `i`; prints
+ *   the web process's page faults per frame (e.g. `el.style.color = i % 2 ? "red" : "blue"`)
+ *   and the probe's CLOCK_MONOTONIC window, to match a `perf record -k mono` of the web process.
+ * - BENCH_MUTATION_PROBE=1: after 25 warm-up runs, lists every DOM mutation of one run, with
+ *   the element's place on screen (what a run makes WebKit repaint).
+ * - BENCH_STEP_PROBE=1: page faults per step of a run (idle, typing, click to result), over
+ *   20 runs after 20 warm-up runs.
+ */
+import fs from "node:fs";
+
+import { descendants, log, processTable } from "./harness.mjs";
+
+async function settle(msDelay) {
+  await new Promise((resolve) => setTimeout(resolve, msDelay));
+}
+
+/** Minor page faults of the app's WebKit web processes so far. */
+function webFaults(appPid) {
+  const table = processTable();
+  let total = 0;
+  for (const pid of [appPid, ...descendants(appPid, table)]) {
+    if (!table.get(pid)?.comm.startsWith("WebKitWebProces")) continue;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    total += Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
+  }
+  return total;
+}
+
+/** The Executor set to echo_echo, its form shown. */
+async function chooseEcho(browser) {
+  await browser.execute(() => {
+    const name = document.querySelector('[data-testid="executor-tool-name"]');
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(name, "echo_echo");
+    name.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await settle(1000);
+}
+
+export async function paintProbes(browser, appPid) {
+  if (process.env.BENCH_HIDE) {
+    await browser.execute((css) => {
+      const style = document.createElement("style");
+      style.textContent = `${css} { display: none !important; }`;
+      document.head.append(style);
+    }, process.env.BENCH_HIDE);
+  }
+  if (process.env.BENCH_PAINT_PROBE) {
+    await chooseEcho(browser);
+    await browser.execute(() => document.querySelector('[data-testid="executor-run"]').click());
+    await settle(1000);
+    // Each probe is a function body run with `i` (0..49), one call per frame.
+    for (const body of process.env.BENCH_PAINT_PROBE.split("|")) {
+      const before = webFaults(appPid);
+      const probeStart = Number(process.hrtime.bigint()) / 1e9;
+      const outcome = await browser.executeAsync((code, done) => {
+        // eslint-disable-next-line no-new-func
+        const change = new Function("i", code);
+        let i = 0;
+        const step = () => {
+          try {
+            change(i);
+          } catch (error) {
+            done(String(error));
+            return;
+          }
+          if (++i < 50) requestAnimationFrame(() => setTimeout(step, 20));
+          else done("ok");
+        };
+        step();
+      }, body);
+      log(`  paint probe: ${body} -> ${outcome}: ${((webFaults(appPid) - before) / 50).toFixed(0)} faults per frame [window ${probeStart} ${Number(process.hrtime.bigint()) / 1e9}]`);
+    }
+  }
+  if (process.env.BENCH_MUTATION_PROBE) {
+    await chooseEcho(browser);
+    for (let i = 0; i < 25; i++) {
+      await browser.execute(() => document.querySelector('[data-testid="executor-run"]').click());
+      await settle(300);
+    }
+    const seen = await browser.executeAsync((done) => {
+      setTimeout(() => {
+        const field = document.getElementById("root_message");
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(field, "probe");
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+      }, 500);
+      setTimeout(() => {
+        const log = [];
+        const describe = (node) => {
+          const el = node instanceof Element ? node : node.parentElement;
+          if (!el) return "?";
+          const r = el.getBoundingClientRect();
+          return `${el.tagName.toLowerCase()}.${String(el.className).split(" ")[0]}[${el.getAttribute("data-testid") ?? ""}] @${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+        };
+        const start = performance.now();
+        const observer = new MutationObserver((records) => {
+          const t = Math.round(performance.now() - start);
+          for (const m of records) log.push(`${t}ms ${m.type}${m.attributeName ? `:${m.attributeName}` : ""} ${describe(m.target)}`);
+        });
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+        document.querySelector('[data-testid="executor-run"]').click();
+        setTimeout(() => {
+          observer.disconnect();
+          done({ log, scroll: [document.scrollingElement.scrollTop, document.scrollingElement.scrollHeight, innerHeight] });
+        }, 1500);
+      }, 1000);
+    });
+    log(`  mutation probe: scroll ${JSON.stringify(seen.scroll)}\n    ${seen.log.join("\n    ")}`);
+  }
+  if (process.env.BENCH_STEP_PROBE) {
+    await chooseEcho(browser);
+    const steps = { idle: 0, type: 0, click: 0 };
+    for (let i = 0; i < 40; i++) {
+      // The first 20 runs fill the history list to its height; count the steady state only.
+      if (i === 20) for (const key of Object.keys(steps)) steps[key] = 0;
+      let f = webFaults(appPid);
+      await settle(300);
+      steps.idle += webFaults(appPid) - f;
+      f = webFaults(appPid);
+      await browser.execute((text) => {
+        const field = document.getElementById("root_message") ?? document.querySelector('#panel-executor input[id$="_message"]');
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(field, text);
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+      }, `probe-${i}`);
+      await settle(300);
+      steps.type += webFaults(appPid) - f;
+      f = webFaults(appPid);
+      await browser.execute(() => document.querySelector('[data-testid="executor-run"]').click());
+      await settle(600);
+      steps.click += webFaults(appPid) - f;
+    }
+    log(`  step probe (faults per step, 20 runs): idle 300 ms ${steps.idle / 20}, type ${steps.type / 20}, click+result ${steps.click / 20}`);
+  }
+}
