@@ -403,7 +403,7 @@ async function benchRuns(browser, appPid) {
             count,
           )
         : await browser.executeAsync(
-            (first, n, done) => {
+            (first, n, withHistory, done) => {
               const internals = window.__TAURI_INTERNALS__;
               (async () => {
                 for (let i = first; i < first + n; i++) {
@@ -416,6 +416,7 @@ async function benchRuns(browser, appPid) {
                     onEvent: `__CHANNEL__:${id}`,
                   });
                   if (result.status !== "success") throw new Error(`run ${i}: ${JSON.stringify(result)}`);
+                  if (withHistory) await internals.invoke("history_list", { query: null, offset: 0, limit: 25 });
                 }
               })().then(
                 () => done({ ok: true }),
@@ -424,6 +425,7 @@ async function benchRuns(browser, appPid) {
             },
             from,
             count,
+            process.env.BENCH_IPC_WITH_HISTORY === "1",
           );
     if (!outcome.ok) throw new E2EError(`run ${from}..${from + count - 1} failed: ${JSON.stringify(outcome)}`);
     clickToShown.push(...(outcome.latencies ?? []));

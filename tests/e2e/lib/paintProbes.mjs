@@ -13,6 +13,11 @@
  *   the element's place on screen (what a run makes WebKit repaint).
  * - BENCH_STEP_PROBE=1: page faults per step of a run (idle, typing, click to result), over
  *   20 runs after 20 warm-up runs.
+ * - BENCH_CLICK_MEMORY=N: N runs clicked from the driver (no bench script left in the page),
+ *   the web process's RSS every 400 runs: whether memory grows with runs or levels off.
+ *
+ * bench.mjs itself reads BENCH_IPC_WITH_HISTORY=1: the IPC-only runs also read the newest
+ * history page, as the pane does after each run.
  */
 import fs from "node:fs";
 
@@ -32,6 +37,18 @@ function webFaults(appPid) {
     total += Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
   }
   return total;
+}
+
+/** Resident memory of the app's WebKit web processes, in MiB. */
+function webRssMiB(appPid) {
+  const table = processTable();
+  let kib = 0;
+  for (const pid of [appPid, ...descendants(appPid, table)]) {
+    if (!table.get(pid)?.comm.startsWith("WebKitWebProces")) continue;
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    kib += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  }
+  return kib / 1024;
 }
 
 /** The Executor set to echo_echo, its form shown. */
@@ -137,5 +154,24 @@ export async function paintProbes(browser, appPid) {
       steps.click += webFaults(appPid) - f;
     }
     log(`  step probe (faults per step, 20 runs): idle 300 ms ${steps.idle / 20}, type ${steps.type / 20}, click+result ${steps.click / 20}`);
+  }
+  if (process.env.BENCH_CLICK_MEMORY) {
+    // Runs clicked from the driver, with no script of the bench left in the page between them:
+    // what the web process keeps per run is the app's.
+    await chooseEcho(browser);
+    const runs = Number(process.env.BENCH_CLICK_MEMORY);
+    const before = webRssMiB(appPid);
+    for (let i = 0; i < runs; i++) {
+      await browser.execute((text) => {
+        const field = document.getElementById("root_message");
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(field, text);
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+        document.querySelector('[data-testid="executor-run"]').click();
+      }, `click-${i}`);
+      await settle(40);
+      if ((i + 1) % 400 === 0) log(`  click memory: after ${i + 1} runs ${webRssMiB(appPid).toFixed(1)} MiB`);
+    }
+    await settle(15_000);
+    log(`  click memory: ${runs} runs clicked from the driver: web process ${before.toFixed(1)} -> ${webRssMiB(appPid).toFixed(1)} MiB (15 s after)`);
   }
 }
