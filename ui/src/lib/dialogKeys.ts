@@ -1,6 +1,7 @@
 /**
- * Keyboard behaviour every modal dialog of the app shares: Tab and Shift+Tab cycle inside the
- * dialog, and focus moves into it when it opens and back to where it was when it closes.
+ * Keyboard behaviour every modal dialog of the app shares: Esc dismisses it (and goes no
+ * further, so the pane behind does not also react), Tab and Shift+Tab cycle inside the dialog, and
+ * focus moves into it when it opens and back to where it was when it closes.
  */
 import { useEffect, type KeyboardEvent } from "react";
 
@@ -21,6 +22,20 @@ export function keepTabInside(event: KeyboardEvent<HTMLElement>, container: HTML
     event.preventDefault();
     first.focus();
   }
+}
+
+/** On Esc, calls `dismiss` and stops the key there; true when it did. */
+export function dismissOnEscape(event: KeyboardEvent<HTMLElement>, dismiss: () => void): boolean {
+  if (event.key !== "Escape") return false;
+  event.preventDefault();
+  event.stopPropagation();
+  dismiss();
+  return true;
+}
+
+/** A dialog's keys when it has no others of its own: Esc dismisses, Tab stays inside `container`. */
+export function dialogKeys(event: KeyboardEvent<HTMLElement>, container: HTMLElement | null, dismiss: () => void): void {
+  if (!dismissOnEscape(event, dismiss)) keepTabInside(event, container);
 }
 
 /**

@@ -7,7 +7,7 @@
 import { useId, useRef, useState, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
 
-import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
+import { dismissOnEscape, keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
 import type { ConfirmReason, Decision } from "../../lib/ipc";
 import { JsonMode } from "../executor/JsonMode";
 import { formatArgs, parseArgsText } from "../executor/jsonText";
@@ -47,12 +47,7 @@ export function AgentConfirmDialog({ confirmation, onAnswer }: Props) {
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      event.stopPropagation();
-      deny();
-      return;
-    }
+    if (dismissOnEscape(event, deny)) return;
     if (event.key === "Enter" && !event.shiftKey && !event.altKey) {
       const target = event.target as HTMLElement;
       const inEditor = target.closest(".ag-confirm-editor") !== null;

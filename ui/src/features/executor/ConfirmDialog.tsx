@@ -6,7 +6,7 @@
 import { useId, useRef, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
 
-import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
+import { dialogKeys, useFocusWhileOpen } from "../../lib/dialogKeys";
 
 import type { ConfirmReason } from "../../lib/ipc";
 import type { PendingConfirmation } from "./useRun";
@@ -30,13 +30,9 @@ export function ConfirmDialog({ confirmation, onAnswer }: Props) {
   useFocusWhileOpen(() => deny.current, confirmation.confirmationId);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      event.stopPropagation();
+    dialogKeys(event, dialog.current, () => {
       onAnswer(false);
-      return;
-    }
-    keepTabInside(event, dialog.current);
+    });
   };
 
   return createPortal(

@@ -8,7 +8,7 @@
 import { useId, useRef, useState, type KeyboardEvent, type SyntheticEvent } from "react";
 import { createPortal } from "react-dom";
 
-import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
+import { dialogKeys, useFocusWhileOpen } from "../../lib/dialogKeys";
 import type { ElicitationAnswer, PendingElicitation } from "../../lib/ipc";
 import { SamplingReview } from "./SamplingReview";
 import { fieldsOf, initialValues, toContent, type Field, type FormValue, type FormValues } from "./elicitationForm";
@@ -48,13 +48,9 @@ export function ElicitationDialog({ pending, error, onAnswer }: Props) {
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      event.stopPropagation();
+    dialogKeys(event, dialog.current, () => {
       onAnswer({ action: "cancel", content: null });
-      return;
-    }
-    keepTabInside(event, dialog.current);
+    });
   };
 
   return createPortal(

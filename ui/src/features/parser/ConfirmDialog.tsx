@@ -8,7 +8,7 @@
 import { useRef, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
 
-import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
+import { dialogKeys, useFocusWhileOpen } from "../../lib/dialogKeys";
 import type { Annotations, ConfirmationRequest, ConfirmReason } from "../../lib/ipc";
 import { prettyJson } from "./format";
 
@@ -42,13 +42,9 @@ export function ConfirmDialog({
   useFocusWhileOpen(() => deny.current);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      event.stopPropagation();
+    dialogKeys(event, dialog.current, () => {
       onAnswer(false);
-      return;
-    }
-    keepTabInside(event, dialog.current);
+    });
   };
 
   const badges = hints(request.annotations);

@@ -6,7 +6,7 @@
 import { useId, useRef, type KeyboardEvent, type ReactNode } from "react";
 import { createPortal } from "react-dom";
 
-import { keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
+import { dismissOnEscape, keepTabInside, useFocusWhileOpen } from "../../lib/dialogKeys";
 
 interface Props {
   title: ReactNode;
@@ -30,11 +30,8 @@ export function Dialog({ title, children, confirmLabel, onConfirm, onCancel, tes
   );
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      event.stopPropagation();
-      onCancel();
-    } else if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+    if (dismissOnEscape(event, onCancel)) return;
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
       // A focused button does its own thing on Enter (Cancel cancels).
       if (event.target instanceof HTMLButtonElement) return;
       event.preventDefault();
