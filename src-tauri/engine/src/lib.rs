@@ -32,6 +32,6 @@ pub mod types;
 pub use config::ToolCallConfig;
 pub use registry::{Registry, RegistryError};
 pub use tool::{
-    BoxFuture, CallContext, CallProgress, ProgressSink, TaskProgress, TaskStatus, Tool,
-    ToolFailure, WireCall,
+    BoxFuture, CallContext, CallProgress, ProgressRecorder, ProgressSink, TaskProgress, TaskStatus,
+    Tool, ToolFailure, WireCall,
 };

@@ -6,7 +6,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -55,6 +55,30 @@ pub enum TaskStatus {
 /// Where progress reports of running calls go (the app streams them to the UI).
 pub trait ProgressSink: Send + Sync {
     fn report(&self, progress: CallProgress);
+}
+
+/// A sink that keeps every report in order, for whoever reads them after the call (tests, a
+/// summary at the end of a run).
+#[derive(Debug, Default)]
+pub struct ProgressRecorder(Mutex<Vec<CallProgress>>);
+
+impl ProgressRecorder {
+    /// The reports so far, oldest first.
+    pub fn reports(&self) -> Vec<CallProgress> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl ProgressSink for ProgressRecorder {
+    fn report(&self, progress: CallProgress) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(progress);
+    }
 }
 
 /// What a running call can see besides its arguments.

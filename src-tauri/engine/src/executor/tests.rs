@@ -516,27 +516,15 @@ async fn observed_batches_report_each_result_and_check_predicts_failures() {
     assert!(executor.check(&request("probe_wipe", json!({}))).is_none());
 }
 
-/// Collects what tools report, as the app's channel would.
-#[derive(Default)]
-struct ProgressLog(Mutex<Vec<crate::tool::CallProgress>>);
-
-impl ProgressSink for ProgressLog {
-    fn report(&self, progress: crate::tool::CallProgress) {
-        if let Ok(mut log) = self.0.lock() {
-            log.push(progress);
-        }
-    }
-}
-
 #[tokio::test]
 async fn progress_reports_reach_the_sink_tagged_with_the_request() {
     let (executor, _) = setup(ExecutorOptions::default());
-    let sink = Arc::new(ProgressLog::default());
+    let sink = Arc::new(crate::tool::ProgressRecorder::default());
     let executor = executor.with_progress(sink.clone());
     let call = request("probe_steps", json!({}));
     let result = executor.execute(&call, &CancellationToken::new()).await;
     assert_eq!(result.result, "true", "{result:?}");
-    let log = sink.0.lock().expect("not poisoned");
+    let log = sink.reports();
     let steps: Vec<(f64, Option<String>)> = log
         .iter()
         .map(|p| (p.progress, p.message.clone()))

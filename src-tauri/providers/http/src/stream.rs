@@ -125,23 +125,14 @@ fn message_tail(text: String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
 
-    use toolscope_engine::{CallProgress, ProgressSink};
+    use toolscope_engine::{CallProgress, ProgressRecorder};
 
     use super::*;
 
-    #[derive(Default)]
-    struct Log(Mutex<Vec<CallProgress>>);
-
-    impl ProgressSink for Log {
-        fn report(&self, progress: CallProgress) {
-            self.0.lock().expect("log").push(progress);
-        }
-    }
-
     fn run(pieces: &[&[u8]], secret: Option<&str>) -> Vec<CallProgress> {
-        let log = Arc::new(Log::default());
+        let log = Arc::new(ProgressRecorder::default());
         let ctx = CallContext {
             request_id: "r1".into(),
             progress: Some(log.clone()),
@@ -156,8 +147,7 @@ mod tests {
             stream.piece(piece);
         }
         stream.finish();
-        let reports = log.0.lock().expect("log").clone();
-        reports
+        log.reports()
     }
 
     fn messages(reports: &[CallProgress]) -> Vec<&str> {

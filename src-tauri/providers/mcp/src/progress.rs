@@ -182,14 +182,11 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProgressCounting<T> {
 mod tests {
     use super::*;
     use rmcp::model::NumberOrString;
-    use toolscope_engine::{CallProgress, ProgressSink};
+    use toolscope_engine::ProgressRecorder;
 
-    #[derive(Default)]
-    struct Log(Mutex<Vec<f64>>);
-    impl ProgressSink for Log {
-        fn report(&self, progress: CallProgress) {
-            self.0.lock().expect("not poisoned").push(progress.progress);
-        }
+    /// The progress values reported so far.
+    fn values(log: &ProgressRecorder) -> Vec<f64> {
+        log.reports().iter().map(|p| p.progress).collect()
     }
 
     fn token(n: i64) -> ProgressToken {
@@ -200,8 +197,8 @@ mod tests {
         ProgressNotificationParam::new(token(n), progress)
     }
 
-    fn listening() -> (Arc<Log>, CallContext) {
-        let log = Arc::new(Log::default());
+    fn listening() -> (Arc<ProgressRecorder>, CallContext) {
+        let log = Arc::new(ProgressRecorder::default());
         let ctx = CallContext {
             request_id: "call_1".into(),
             progress: Some(log.clone()),
@@ -224,9 +221,9 @@ mod tests {
             late.deliver(step(1, 2.0));
         });
         route.settle().await;
-        assert_eq!(*log.0.lock().expect("not poisoned"), vec![1.0, 2.0]);
+        assert_eq!(values(&log), vec![1.0, 2.0]);
         routes.deliver(step(1, 3.0));
-        assert_eq!(log.0.lock().expect("not poisoned").len(), 2, "closed");
+        assert_eq!(values(&log).len(), 2, "closed");
     }
 
     #[tokio::test]
@@ -239,7 +236,7 @@ mod tests {
         routes.deliver(step(1, 2.0));
         routes.deliver(step(2, 9.0));
         routes.deliver(step(1, 3.0));
-        assert_eq!(*log.0.lock().expect("not poisoned"), vec![2.0, 3.0]);
+        assert_eq!(values(&log), vec![2.0, 3.0]);
     }
 
     #[tokio::test]

@@ -84,19 +84,13 @@ impl TaskSink {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use toolscope_engine::ProgressRecorder;
 
-    #[derive(Default)]
-    struct Log(Mutex<Vec<CallProgress>>);
-    impl ProgressSink for Log {
-        fn report(&self, progress: CallProgress) {
-            self.0.lock().expect("not poisoned").push(progress);
-        }
-    }
+    use super::*;
 
     #[test]
     fn statuses_are_reported_once_and_progress_carries_the_task() {
-        let log = Arc::new(Log::default());
+        let log = Arc::new(ProgressRecorder::default());
         let sink = TaskSink::wrap(log.clone(), "call_1");
         sink.status("t-1", TaskStatus::Working, Some("Gathering sources"));
         sink.status("t-1", TaskStatus::Working, Some("Gathering sources"));
@@ -108,7 +102,7 @@ mod tests {
             task: None,
         });
         sink.status("t-1", TaskStatus::Completed, None);
-        let reports = log.0.lock().expect("not poisoned").clone();
+        let reports = log.reports();
         assert_eq!(reports.len(), 3, "{reports:?}");
         assert_eq!(reports[0].message.as_deref(), Some("Gathering sources"));
         assert_eq!(

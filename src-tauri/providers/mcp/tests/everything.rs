@@ -11,6 +11,7 @@ use std::time::Duration;
 use common::*;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use toolscope_engine::ProgressRecorder;
 use toolscope_mcp::{McpServerConfig, McpTransport, SourceStatus};
 use toolscope_protocol::result::ErrorKind;
 
@@ -41,7 +42,7 @@ async fn stdio_lists_calls_renders_images_and_reports_progress() {
     assert_eq!(long.meta.annotations.read_only, Some(true));
     assert!(long.meta.parameters["properties"]["duration"].is_object());
 
-    let progress = Arc::new(ProgressLog::default());
+    let progress = Arc::new(ProgressRecorder::default());
     let executor = executor(&registry, Duration::from_secs(20)).with_progress(progress.clone());
     let echoed = run(
         &executor,
@@ -67,7 +68,7 @@ async fn stdio_lists_calls_renders_images_and_reports_progress() {
     )
     .await;
     assert!(done.is_success(), "{done:?}");
-    let reports = progress.0.lock().expect("not poisoned").clone();
+    let reports = progress.reports();
     assert_eq!(reports.len(), 4, "{reports:?}");
     assert_eq!(reports[3].total, Some(4.0));
 
@@ -158,25 +159,6 @@ async fn streamable_http_lists_and_calls_without_asking_to_run_anything() {
     sources.shutdown();
 }
 
-/// Progress reports of one run, as the executor passes them on.
-#[derive(Default)]
-struct Reports(std::sync::Mutex<Vec<toolscope_engine::CallProgress>>);
-
-impl toolscope_engine::ProgressSink for Reports {
-    fn report(&self, progress: toolscope_engine::CallProgress) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(progress);
-    }
-}
-
-impl Reports {
-    fn taken(&self) -> Vec<toolscope_engine::CallProgress> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_research_query_runs_as_a_task_and_an_ambiguous_one_asks_through_it() {
     use toolscope_engine::TaskStatus;
@@ -192,7 +174,7 @@ async fn the_research_query_runs_as_a_task_and_an_ambiguous_one_asks_through_it(
         stdio("everything", "node", &[&everything_script(), "stdio"]),
     )
     .await;
-    let reports = Arc::new(Reports::default());
+    let reports = Arc::new(ProgressRecorder::default());
     let executor = executor(&registry, Duration::from_secs(60)).with_progress(reports.clone());
     let report = run(
         &executor,
@@ -206,7 +188,7 @@ async fn the_research_query_runs_as_a_task_and_an_ambiguous_one_asks_through_it(
         "{}",
         report.result
     );
-    let seen = reports.taken();
+    let seen = reports.reports();
     let messages: Vec<&str> = seen.iter().filter_map(|r| r.message.as_deref()).collect();
     assert!(messages.contains(&"Gathering sources..."), "{messages:?}");
     assert!(messages.contains(&"Generating report..."), "{messages:?}");

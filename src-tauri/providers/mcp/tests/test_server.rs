@@ -9,6 +9,7 @@ use common::*;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::history::{History, HistoryEntry, RecordedRequest};
+use toolscope_engine::ProgressRecorder;
 use toolscope_mcp::sources::{SourceFiles, SourceOptions};
 use toolscope_mcp::{McpSources, SourceStatus};
 use toolscope_protocol::request::ParsedToolRequest;
@@ -131,11 +132,11 @@ async fn schema_violations_are_caught_before_the_server_and_refusals_after() {
 async fn progress_reaches_the_sink_and_a_timeout_cancels_the_server_side_work() {
     let (registry, sources) = sources();
     ready(&sources, test_server("test", &[])).await;
-    let progress = Arc::new(ProgressLog::default());
+    let progress = Arc::new(ProgressRecorder::default());
     let quick = executor(&registry, Duration::from_secs(10)).with_progress(progress.clone());
     let done = run(&quick, "test_slow-op", json!({"seconds": 0.3})).await;
     assert_eq!(done.result, "slept 0.3 s", "{done:?}");
-    let reports = progress.0.lock().expect("not poisoned").clone();
+    let reports = progress.reports();
     assert_eq!(reports.len(), 3, "{reports:?}");
     assert_eq!((reports[2].progress, reports[2].total), (3.0, Some(3.0)));
     assert_eq!(reports[0].message.as_deref(), Some("step 1 of 3"));

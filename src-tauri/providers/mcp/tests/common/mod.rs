@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::executor::{ApproveAll, Executor, ExecutorOptions};
-use toolscope_engine::{BoxFuture, CallProgress, ProgressSink, Registry};
+use toolscope_engine::{BoxFuture, Registry};
 use toolscope_mcp::sources::SourceOptions;
 use toolscope_mcp::{
     ClientHooks, ElicitationAnswer, ElicitationRequest, Elicitor, McpServerConfig, McpSources,
@@ -140,18 +140,6 @@ pub fn args(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
-    }
-}
-
-#[derive(Default)]
-pub struct ProgressLog(pub Mutex<Vec<CallProgress>>);
-
-impl ProgressSink for ProgressLog {
-    fn report(&self, progress: CallProgress) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(progress);
     }
 }
 
