@@ -19,13 +19,13 @@ import { metricsScenario, settingsRemembered, settingsScenario } from "./lib/set
 import { wasmRemembered, wasmScenario } from "./lib/wasm.mjs";
 import {
   APP_IDENTIFIER,
-  ROOT,
   attributesOf,
   checkPrerequisites,
   clickTestId,
   closeSession,
   describeTestIds,
   E2EError,
+  expect,
   hostSummary,
   inspectorServerAddress,
   listeningSockets,
@@ -35,6 +35,7 @@ import {
   presentTestIds,
   processTable,
   removeDir,
+  ROOT,
   screenshot,
   setNativeValue,
   startAppDirectly,
@@ -139,10 +140,6 @@ async function reportFailure(name, error) {
 
 const slug = (name) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
 const indent = (text, prefix) => text.split("\n").map((line) => prefix + line).join("\n");
-
-function expect(condition, message) {
-  if (!condition) throw new E2EError(message);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Steps shared by scenarios

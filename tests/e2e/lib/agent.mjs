@@ -7,15 +7,11 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-import { APP_IDENTIFIER, E2EError, ROOT, attributesOf, clickTestId, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
+import { APP_IDENTIFIER, attributesOf, clickTestId, E2EError, expect, ROOT, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
 
 const SERVER = process.env.TOOLSCOPE_LLM_TESTSERVER ?? path.join(ROOT, "target/debug/toolscope-llm-testserver");
 const SCRIPT = path.join(ROOT, "tests/fixtures/llm/scripts/e2e_write_file.json");
 const RUN_TIMEOUT = 20_000;
-
-function expect(condition, message) {
-  if (!condition) throw new E2EError(message);
-}
 
 /** Starts the scripted model server; resolves with its base URL and a stop function. */
 export async function startModelServer() {

@@ -29,6 +29,11 @@ export class E2EError extends Error {
   }
 }
 
+/** Fails the scenario with `message` unless `condition` holds. */
+export function expect(condition, message) {
+  if (!condition) throw new E2EError(message);
+}
+
 export const tid = (id) => `[data-testid="${id}"]`;
 
 export function log(...parts) {

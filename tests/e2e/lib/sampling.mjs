@@ -3,13 +3,9 @@
 // sampling in the Sources pane, the request is reviewed in the dialog and sent, and the model's
 // text comes back as the tool's result.
 
-import { E2EError, clickTestId, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
+import { clickTestId, expect, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
 
 const RUN_TIMEOUT = 20_000;
-
-function expect(condition, message) {
-  if (!condition) throw new E2EError(message);
-}
 
 export async function samplingScenario({ browser, showPane, mcpName, profile }) {
   await showPane("sources");

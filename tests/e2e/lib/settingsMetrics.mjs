@@ -6,13 +6,9 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { APP_IDENTIFIER, E2EError, attributesOf, clickTestId, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
+import { APP_IDENTIFIER, attributesOf, clickTestId, expect, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
 
 export const E2E_TIMEOUT_MS = "4321";
-
-function expect(condition, message) {
-  if (!condition) throw new E2EError(message);
-}
 
 const dataDir = (xdg) => path.join(xdg.XDG_DATA_HOME, APP_IDENTIFIER);
 

@@ -7,15 +7,11 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { E2EError, attributesOf, clickTestId, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
+import { attributesOf, clickTestId, expect, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
 
 const RUN_TIMEOUT = 20_000;
 const METHOD = "textkit_match";
 const TOOL = `${tid("wasm-directory")} ${tid("wasm-tool")}[data-tool-id="textkit"]`;
-
-function expect(condition, message) {
-  if (!condition) throw new E2EError(message);
-}
 
 /** The built textkit directory (manifest.toml + textkit.wasm). */
 export function textkitDirectory() {
