@@ -228,14 +228,19 @@ fn object_list_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
     if bytes.get(at) != Some(&b'[') || !after_prose(bytes, at) {
         return Match::No;
     }
-    let mut first = at + 1;
-    while bytes.get(first).is_some_and(u8::is_ascii_whitespace) {
-        first += 1;
-    }
+    let first = skip_whitespace(bytes, at + 1);
     if first == bytes.len() {
         return if eof { Match::No } else { Match::Partial };
     }
     object_with_key_at_any(bytes, first, keys, eof)
+}
+
+/// The first index from `from` on that is not ASCII whitespace (the length at the end).
+pub(super) fn skip_whitespace(bytes: &[u8], mut from: usize) -> usize {
+    while bytes.get(from).is_some_and(u8::is_ascii_whitespace) {
+        from += 1;
+    }
+    from
 }
 
 /// A `{` at `at` whose first key is one of `keys` (quoted), whatever precedes it.
@@ -243,10 +248,7 @@ pub(super) fn object_with_key_at_any(bytes: &[u8], at: usize, keys: &[&str], eof
     if bytes.get(at) != Some(&b'{') {
         return Match::No;
     }
-    let mut key_at = at + 1;
-    while bytes.get(key_at).is_some_and(u8::is_ascii_whitespace) {
-        key_at += 1;
-    }
+    let key_at = skip_whitespace(bytes, at + 1);
     if key_at == bytes.len() {
         return if eof { Match::No } else { Match::Partial };
     }

@@ -293,9 +293,7 @@ fn early_end_at(bytes: &[u8], body_start: usize, early: super::super::EarlyEnd) 
     let follows = |pieces: &[&str]| {
         let mut i = after;
         pieces.iter().all(|piece| {
-            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-                i += 1;
-            }
+            i = skip_whitespace(bytes, i);
             let hit = bytes
                 .get(i..)
                 .is_some_and(|rest| rest.starts_with(piece.as_bytes()));

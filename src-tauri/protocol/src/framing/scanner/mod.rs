@@ -5,8 +5,8 @@ use crate::balanced::{BalancedScan, Progress};
 use crate::request::{Diagnostic, DiagnosticCode, Severity, Span};
 
 use super::markers::{
-    find_marker, is_marker, match_at, object_with_key_at_any, opens_at, Absent, Finders,
-    FirstBytes, Match,
+    find_marker, is_marker, match_at, object_with_key_at_any, opens_at, skip_whitespace, Absent,
+    Finders, FirstBytes, Match,
 };
 use super::prose::{Prose, Quoted};
 use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
