@@ -78,7 +78,7 @@ const percentile = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
 };
-const ms = (x) => `${Math.round(x)} ms`;
+const ms = (x) => (typeof x === "number" ? `${Math.round(x)} ms` : "?");
 const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 
 let tmp;
@@ -486,19 +486,28 @@ async function benchSearch() {
     await browser.execute((sel) => {
       const input = document.querySelector(sel);
       const panel = input.closest('[role="tabpanel"]') ?? document.body;
-      const state = { keys: [], lastMutation: null, frameAfter: null };
+      const state = { keys: [], firstMutation: null, lastMutation: null, frameAfter: null, idleAt: null };
       window.__searchBench = state;
       input.addEventListener(
         "keydown",
         (event) => {
           state.keys.push({ key: event.key, at: event.timeStamp });
+          state.firstMutation = null;
           state.lastMutation = null;
           state.frameAfter = null;
+          state.idleAt = null;
+          // A message posted now runs once the key's own tasks (input event, React's render) end.
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => {
+            state.idleAt = performance.now();
+          };
+          channel.port2.postMessage(null);
         },
         true,
       );
       new MutationObserver(() => {
         const at = performance.now();
+        state.firstMutation ??= at;
         state.lastMutation = at;
         requestAnimationFrame(() => {
           if (state.lastMutation === at) state.frameAfter = performance.now();
@@ -509,6 +518,7 @@ async function benchSearch() {
     // Focus through the DOM (no window manager under Xvfb); keys then go to the focused input.
     await browser.execute((sel) => document.querySelector(sel).focus(), tid("discovery-search"));
     const samples = [];
+    const parts = [];
     const queries = ["method42", "synthetic", "number 7"];
     for (const query of queries) {
       const keys = [...query.split(""), ...query.split("").map(() => "Backspace")];
@@ -528,18 +538,38 @@ async function benchSearch() {
             const now = performance.now();
             if ((now - quietSince > 250 && (state.frameAfter !== null || state.lastMutation === null)) || now - began > 5000) {
               const key = state.keys[state.keys.length - 1];
+              const since = (at) => (key && at !== null ? at - key.at : null);
               done({
                 key: key?.key ?? null,
-                latency: key && state.frameAfter !== null ? state.frameAfter - key.at : null,
+                latency: since(state.frameAfter),
+                toIdle: since(state.idleAt),
+                toFirstMutation: since(state.firstMutation),
+                toLastMutation: since(state.lastMutation),
+                renders: window.__renderProfile?.splice(0) ?? [],
               });
             } else setTimeout(tick, 10);
           };
           tick();
         });
-        if (sample.latency !== null) samples.push(sample.latency);
-        if (process.env.E2E_VERBOSE) log(`  key ${JSON.stringify(sample.key)} after "${query}": ${sample.latency === null ? "no change" : ms(sample.latency)}`);
+        if (sample.latency !== null) {
+          samples.push(sample.latency);
+          parts.push(sample);
+        }
+        if (process.env.E2E_VERBOSE) {
+          const byId = new Map();
+          for (const r of sample.renders) byId.set(r.id, (byId.get(r.id) ?? 0) + r.actualMs);
+          const renders = [...byId].map(([id, total]) => `, ${id} ${total.toFixed(1)} ms`).join("");
+          log(`  key ${JSON.stringify(sample.key)} after "${query}": ${sample.latency === null ? "no change" : `${ms(sample.latency)} (main thread free ${ms(sample.toIdle)}, DOM changed ${ms(sample.toFirstMutation)}..${ms(sample.toLastMutation)}${renders})`}`);
+        }
       }
     }
+    const part = (key) => {
+      const values = parts.map((p) => p[key]).filter((v) => typeof v === "number");
+      return values.length === 0 ? "n/a" : `median ${ms(median(values))}, p95 ${ms(percentile(values, 95))}`;
+    };
+    log(`  of which: keydown -> main thread free ${part("toIdle")}; keydown -> last DOM change ${part("toLastMutation")}`);
+    const renders = parts.flatMap((p) => p.renders.map((r) => r.actualMs));
+    if (renders.length > 0) log(`  React render time per commit (profiling build): median ${median(renders).toFixed(2)} ms, p95 ${percentile(renders, 95).toFixed(2)} ms over ${renders.length} commits`);
     return { samples, keystrokes: queries.join("").length * 2 };
   } finally {
     await closeSession(browser, driver);

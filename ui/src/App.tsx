@@ -150,7 +150,11 @@ function Shell() {
 function Panel({ id, active }: { id: TabId; active: boolean }) {
   switch (id) {
     case "discovery":
-      return <DiscoveryPane active={active} />;
+      return (
+        <Timed id="discovery-pane">
+          <DiscoveryPane active={active} />
+        </Timed>
+      );
     case "parser":
       return <parser.Pane active={active} />;
     case "executor":

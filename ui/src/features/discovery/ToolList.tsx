@@ -86,7 +86,9 @@ export function ToolList({ rows, selected, pending, onSelect, onToggleCollapse, 
     },
     scrollToTop: () => {
       setActiveKey(null);
-      virtualizer.scrollToOffset(0);
+      // A scroll command re-renders the list a frame or two later (the virtualizer confirms
+      // where it landed), which doubled a keystroke's cost while typing at the top anyway.
+      if ((scrollRef.current?.scrollTop ?? 0) !== 0) virtualizer.scrollToOffset(0);
     },
   }));
 
