@@ -618,10 +618,14 @@ async function benchParser() {
         // fetch, which carries the IPC (ipc://localhost/<command>): __TAURI_INTERNALS__.invoke
         // is read-only, so wrapping it never saw the call.
         const fetchIpc = window.fetch;
+        let sent = null;
         let answered = null;
         window.fetch = (resource, ...rest) => {
           const result = fetchIpc(resource, ...rest);
-          if (String(resource?.url ?? resource).includes("parse_reply")) result.finally(() => (answered ??= performance.now()));
+          if (String(resource?.url ?? resource).includes("parse_reply")) {
+            sent ??= performance.now();
+            result.finally(() => (answered ??= performance.now()));
+          }
           return result;
         };
         const started = performance.now();
@@ -636,7 +640,9 @@ async function benchParser() {
           requestAnimationFrame(() =>
             done({
               ms: performance.now() - started,
+              sentMs: sent === null ? null : sent - started,
               answeredMs: answered === null ? null : answered - started,
+              renders: window.__renderProfile?.splice(0) ?? [],
               bytes: text.length,
               calls,
               summary: q("parser-summary")?.textContent ?? "",
@@ -655,7 +661,8 @@ async function benchParser() {
       whenReady();
     }, PASTE_MB);
     if (paste.error) throw new E2EError(`parser paste: ${paste.error}`);
-    log(`parser: pasted ${(paste.bytes / 1e6).toFixed(1)} MB with ${paste.calls} calls; parse_reply answered after ${paste.answeredMs === null ? "?" : ms(paste.answeredMs)}, shown after ${ms(paste.ms)}: ${paste.summary}`);
+    log(`parser: pasted ${(paste.bytes / 1e6).toFixed(1)} MB with ${paste.calls} calls; parse_reply sent after ${ms(paste.sentMs)}, answered after ${ms(paste.answeredMs)}, shown after ${ms(paste.ms)}: ${paste.summary}`);
+    if (paste.renders.length > 0) log(`  React commits (profiling build): ${paste.renders.map((r) => `${r.id} ${r.phase} ${r.actualMs.toFixed(0)} ms`).join(", ")}`);
 
     // The cursor goes to the end through the editor (Ctrl+End, a real key press): the editor
     // renders only the lines on screen, so a DOM selection cannot reach the end of the text.

@@ -156,7 +156,11 @@ function Panel({ id, active }: { id: TabId; active: boolean }) {
         </Timed>
       );
     case "parser":
-      return <parser.Pane active={active} />;
+      return (
+        <Timed id="parser-pane">
+          <parser.Pane active={active} />
+        </Timed>
+      );
     case "executor":
       return (
         <Timed id="executor-pane">

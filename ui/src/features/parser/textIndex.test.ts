@@ -48,4 +48,52 @@ describe("mapByteOffsets", () => {
     expect(map.at(1).index).toBe(1);
     expect(map.at(99).index).toBe(2);
   });
+
+  it("agrees with a per-character walk on mixed text and arbitrary offsets", () => {
+    // ASCII runs are crossed in jumps; this checks the jumps against one step per character.
+    const pieces = ["plain ascii ", "\n", "前言", "😀", "\ud800", "é", "x", "\r\n", "{\"a\": 1}"];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 50; round += 1) {
+      let text = "";
+      for (let n = random(40); n > 0; n -= 1) text += pieces[random(pieces.length)] ?? "";
+      const expected = referencePositions(text);
+      const total = bytes(text);
+      const offsets = Array.from({ length: 30 }, () => random(total + 3));
+      const map = mapByteOffsets(text, offsets);
+      for (const offset of offsets) {
+        const want = offset <= 0 ? expected[0] : (expected.find((p) => p.byte >= offset) ?? expected[expected.length - 1]);
+        expect(map.at(offset), `offset ${String(offset)} of ${JSON.stringify(text)}`).toEqual({
+          index: want?.index,
+          line: want?.line,
+          column: want?.column,
+        });
+      }
+      expect(map.byteLength).toBe(total);
+    }
+  });
 });
+
+/** Every character boundary of `text` with its byte offset, one character at a time. */
+function referencePositions(text: string) {
+  const out = [{ byte: 0, index: 0, line: 1, column: 1 }];
+  let byte = 0;
+  let index = 0;
+  let line = 1;
+  let column = 1;
+  for (const char of text) {
+    byte += bytes(char);
+    index += char.length;
+    if (char === "\n") {
+      line += 1;
+      column = 1;
+    } else {
+      column += 1;
+    }
+    out.push({ byte, index, line, column });
+  }
+  return out;
+}
