@@ -116,10 +116,22 @@ async function whenRendered(browser, selector, timeoutMs) {
         done({ ...base, at: Date.now(), upperBound: true });
         return;
       }
+      // The page's own timeline (navigation, script and IPC fetches), on the same clock.
+      const timeline = () => {
+        const at = (t) => Math.round(performance.timeOrigin + t);
+        const marks = [];
+        if (nav) marks.push(["page requested", at(nav.fetchStart)], ["page received", at(nav.responseEnd)], ["DOM interactive", at(nav.domInteractive)]);
+        for (const entry of performance.getEntriesByType("mark")) marks.push([entry.name, at(entry.startTime)]);
+        for (const entry of performance.getEntriesByType("resource")) {
+          const name = entry.name.replace(/^[a-z]+:\/\/[^/]*\//, "").split("?")[0];
+          marks.push([`${name} requested`, at(entry.startTime)], [`${name} received`, at(entry.responseEnd)]);
+        }
+        return marks.sort((a, b) => a[1] - b[1]);
+      };
       const observer = new MutationObserver(() => {
         if (!shown()) return;
         observer.disconnect();
-        requestAnimationFrame(() => done({ ...base, at: Date.now(), upperBound: false }));
+        requestAnimationFrame(() => done({ ...base, at: Date.now(), upperBound: false, timeline: timeline() }));
       });
       observer.observe(document, { childList: true, subtree: true, attributes: true });
       setTimeout(() => {
@@ -208,6 +220,7 @@ async function startOnce(name, env = {}, selector = tid("tool-item-calculator"),
       spawnToFcp: seen.fcp ? seen.fcp - spawned : null,
       spawnToRendered: seen.at ? seen.at - spawned : null,
       upperBound: seen.upperBound,
+      timeline: (seen.timeline ?? []).map(([what, at]) => `${what} ${at - spawned}`).join(", "),
     },
   };
 }
@@ -226,6 +239,7 @@ async function benchStartup() {
         `tool list ${f.spawnToRendered === null ? "NOT RENDERED (no tool-item-calculator within 20 s)" : `${f.upperBound ? "<=" : ""}${ms(f.spawnToRendered)}`}` +
         ` (WebDriver session ready ${ms(f.spawnToSession)} after spawn)`,
     );
+    if (process.env.E2E_VERBOSE && f.timeline) log(`    page timeline, ms after spawn: ${f.timeline}`);
     if (f.spawnToRendered !== null) rendered.push(f.spawnToRendered);
     await closeSession(browser, driver);
   }
@@ -496,12 +510,21 @@ async function benchSearch() {
           state.lastMutation = null;
           state.frameAfter = null;
           state.idleAt = null;
+          state.inputAt = null;
           // A message posted now runs once the key's own tasks (input event, React's render) end.
           const channel = new MessageChannel();
           channel.port1.onmessage = () => {
             state.idleAt = performance.now();
           };
           channel.port2.postMessage(null);
+        },
+        true,
+      );
+      // When the page saw the typed character (React handles the input event, not keydown).
+      input.addEventListener(
+        "input",
+        () => {
+          state.inputAt ??= performance.now();
         },
         true,
       );
@@ -543,6 +566,7 @@ async function benchSearch() {
                 key: key?.key ?? null,
                 latency: since(state.frameAfter),
                 toIdle: since(state.idleAt),
+                toInput: since(state.inputAt),
                 toFirstMutation: since(state.firstMutation),
                 toLastMutation: since(state.lastMutation),
                 renders: window.__renderProfile?.splice(0) ?? [],
@@ -567,7 +591,7 @@ async function benchSearch() {
       const values = parts.map((p) => p[key]).filter((v) => typeof v === "number");
       return values.length === 0 ? "n/a" : `median ${ms(median(values))}, p95 ${ms(percentile(values, 95))}`;
     };
-    log(`  of which: keydown -> main thread free ${part("toIdle")}; keydown -> last DOM change ${part("toLastMutation")}`);
+    log(`  of which: keydown -> input event ${part("toInput")}; keydown -> last DOM change ${part("toLastMutation")}; keydown -> main thread free ${part("toIdle")}`);
     const renders = parts.flatMap((p) => p.renders.map((r) => r.actualMs));
     if (renders.length > 0) log(`  React render time per commit (profiling build): median ${median(renders).toFixed(2)} ms, p95 ${percentile(renders, 95).toFixed(2)} ms over ${renders.length} commits`);
     return { samples, keystrokes: queries.join("").length * 2 };

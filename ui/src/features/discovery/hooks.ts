@@ -36,8 +36,10 @@ export function useToolList(): ToolList {
 
   useEffect(() => {
     let current = true;
+    performance.mark("toolscope: list_tools sent");
     ipc.listTools(null, true).then(
       (tools) => {
+        performance.mark("toolscope: list_tools answered");
         if (current) setState({ data: tools, error: null, request });
       },
       (reason: unknown) => {
