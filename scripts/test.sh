@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (if needed) and runs every check CI runs: formatting, lints, all Rust tests, the UI
-# typecheck, lint and unit tests, then the end-to-end tests of the built app under Xvfb
+# typecheck, lint and unit tests, the MCP conformance suite's client scenarios against the CLI
+# (tests/conformance/run.sh), then the end-to-end tests of the built app under Xvfb
 # (tests/e2e/run.sh). Fails on the first failing step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,9 @@ step "setup" bash scripts/setup.sh --test
 step "cargo fmt" cargo fmt --all --check
 step "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test" cargo test --workspace --locked
+# The MCP conformance suite's client scenarios against the CLI; the ones it still fails are
+# named with the reason in tests/conformance/baseline.txt.
+step "MCP conformance (client scenarios)" bash tests/conformance/run.sh
 # Every benchmark once, in criterion's quick test mode, so none rots; the figures come from
 # `cargo bench` by hand.
 step "benches (each once)" cargo test --workspace --bench '*' --locked
