@@ -245,6 +245,19 @@ fn roots() -> Vec<WorkspaceRoot> {
         .unwrap_or_default()
 }
 
+/// Servers are connected when the app starts, with nobody having asked to sign in; a browser
+/// opening by itself then would be a surprise. Until the Sources pane has its "Sign in" button,
+/// a server that requires authorization shows this reason instead.
+struct NoSignInYet;
+
+impl toolscope_mcp::Browser for NoSignInYet {
+    fn open(&self, _server: &str, _url: &str) -> Result<(), String> {
+        Err("the app cannot sign in to servers yet; the CLI can \
+             (toolscope --mcp-config FILE list --source mcp, with the server in FILE)"
+            .into())
+    }
+}
+
 /// The app's answers to what servers ask; profiles and their keys live under `data_dir`.
 pub fn hooks(desk: &Arc<ElicitationDesk>, data_dir: &Path) -> ClientHooks {
     let sampling_desk = Arc::clone(desk);
@@ -253,5 +266,6 @@ pub fn hooks(desk: &Arc<ElicitationDesk>, data_dir: &Path) -> ClientHooks {
         elicitor: Arc::clone(desk) as Arc<dyn Elicitor>,
         roots: Arc::new(roots),
         sampler: Arc::new(move || sampler(&sampling_desk, &data_dir)),
+        browser: Arc::new(NoSignInYet),
     }
 }

@@ -37,8 +37,7 @@ esac
 # The server entry: `url` makes it a streamable HTTP server. For the OAuth scenarios an `oauth`
 # object carries what a person would configure: a pre-registered client's id and secret (from
 # the suite's context), or the Client ID Metadata Document URL the suite expects as client_id.
-# The CLI does not read `oauth` yet (it ignores fields it does not know); it is only written
-# for auth/* scenarios so the others see a plain entry.
+# It is only written for auth/* scenarios, so the others see a plain entry.
 config=$home/mcp.json
 node - "$config" "$url" <<'JS'
 const fs = require("fs");

@@ -75,11 +75,16 @@ JS
 passed=0 failed=0 unexpected=() passes_now=()
 log "client scenarios to run: ${#scenarios[@]}, one at a time (client timeout ${timeout} s each)"
 started_all=$SECONDS
-for scenario in "${scenarios[@]}"; do
-  dir=$out/$scenario
+# Scenarios whose checks time the client: sse-retry wants the reconnection 450-700 ms after the
+# stream closes (the client takes ~500 ms), which a loaded 2-core machine can stretch. A failure
+# of one of these is run once more before it counts.
+declare -A timed=([sse-retry]=1)
+
+# Runs one scenario into $dir; sets `status` to the suite's exit status.
+run_scenario() {
+  local scenario=$1 dir=$2
   rm -rf "$dir"
   mkdir -p "$dir"
-  started=$SECONDS
   # The suite runs the command through `sh -c` and, on its timeout, signals only that shell:
   # `exec` hands its process to client.sh, which then ends the CLI. The outer timeout ends the
   # suite (and whatever it started) should it hang itself.
@@ -89,11 +94,25 @@ for scenario in "${scenarios[@]}"; do
     --timeout $((timeout * 1000)) -o "$dir" </dev/null 2>&1 | plain >"$dir/suite.log" ||
     status=$?
   # -o writes into a subfolder named after the scenario and the time; lift its files up.
+  local results rel
   results=$(find "$dir" -mindepth 2 -name checks.json -printf '%h\n' | head -1)
   if [[ -n $results ]]; then
     mv "$results"/* "$dir"/
     rel=${results#"$dir"/}
     rm -rf "${dir:?}/${rel%%/*}"
+  fi
+}
+
+for scenario in "${scenarios[@]}"; do
+  dir=$out/$scenario
+  started=$SECONDS
+  run_scenario "$scenario" "$dir"
+  if ! grep -q 'OVERALL: PASSED' "$dir/suite.log" && [[ -v timed[$scenario] ]] &&
+    [[ ! -v expected[$scenario] ]]; then
+    echo "RETRY   $scenario (it times the client; the first run is in $dir.first/)"
+    rm -rf "$dir.first"
+    mv "$dir" "$dir.first"
+    run_scenario "$scenario" "$dir"
   fi
   seconds=$((SECONDS - started))
   if grep -q 'OVERALL: PASSED' "$dir/suite.log"; then

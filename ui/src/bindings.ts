@@ -619,7 +619,12 @@ export type McpTransport =
 /**  A child process speaking JSON-RPC over its stdin/stdout. */
 { type: "stdio"; command: string; args?: string[]; env?: { [key in string]: string }; cwd?: string | null } | 
 /**  A streamable-HTTP endpoint. */
-{ type: "http"; url: string; headers?: { [key in string]: string } };
+{ type: "http"; url: string; headers?: { [key in string]: string }; 
+/**
+ *  How to identify Toolscope when the server requires signing in (OAuth); without it,
+ *  Toolscope registers itself where the server allows that.
+ */
+oauth?: OAuthClientConfig | null };
 
 /**  Everything a model (or a form) needs to know about one method. */
 export type MethodMetadata = {
@@ -761,6 +766,24 @@ export type NumberLimit = {
 	field: string,
 	min: number,
 	max: number,
+};
+
+/**
+ *  How Toolscope identifies itself to a server's authorization server, from the server's config
+ *  entry (`"oauth": {...}`). Everything is optional: without it, Toolscope registers itself.
+ */
+export type OAuthClientConfig = {
+	/**  A client id registered with the authorization server beforehand. */
+	clientId?: string | null,
+	/**  Its secret, for a confidential client; `${VAR}` keeps it out of the file. */
+	clientSecret?: string | null,
+	/**
+	 *  The HTTPS URL of a Client ID Metadata Document describing Toolscope, used where the
+	 *  authorization server supports them and no client id is given.
+	 */
+	clientMetadataUrl?: string | null,
+	/**  Scopes to ask for instead of the ones the server suggests. */
+	scopes?: string[],
 };
 
 /**  How a batch of requests from one reply is scheduled. */

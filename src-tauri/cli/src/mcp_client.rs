@@ -18,8 +18,8 @@ use toolscope_llm::profiles::ProfileStore;
 use toolscope_mcp::elicitation::{defaults_answer, describe};
 use toolscope_mcp::sampling::{describe as describe_sampling, SampledMessage, SamplingFailure};
 use toolscope_mcp::{
-    ClientHooks, DeclineSampling, ElicitationAnswer, ElicitationRequest, Elicitor, ModelSampler,
-    Sampler, SamplingConsent, SamplingEndpoint, SamplingRequest, WorkspaceRoot,
+    Browser, ClientHooks, DeclineSampling, ElicitationAnswer, ElicitationRequest, Elicitor,
+    ModelSampler, Sampler, SamplingConsent, SamplingEndpoint, SamplingRequest, WorkspaceRoot,
 };
 
 use crate::setup::{self, SetupError};
@@ -50,7 +50,53 @@ pub fn hooks(yes: bool, sampling: Option<&str>) -> Result<ClientHooks, SetupErro
                 .unwrap_or_default()
         }),
         sampler: Arc::new(move || Arc::clone(&sampler)),
+        browser: Arc::new(TerminalBrowser),
     })
+}
+
+/// Opens a server's sign-in page: prints its address on stderr (always: the person may be on
+/// another machine, or want another browser), then starts `$BROWSER` (its words, the address
+/// in place of a `%s` or appended) or else `xdg-open`. A browser that does not start is only
+/// reported: the sign-in still waits for the address to be opened by hand.
+struct TerminalBrowser;
+
+impl Browser for TerminalBrowser {
+    fn open(&self, server: &str, url: &str) -> Result<(), String> {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "{server}: sign in at {url}");
+        let configured = std::env::var("BROWSER").unwrap_or_default();
+        let mut words: Vec<String> = configured.split_whitespace().map(str::to_owned).collect();
+        if words.is_empty() {
+            words.push("xdg-open".into());
+        }
+        if words.iter().any(|w| w.contains("%s")) {
+            for word in &mut words {
+                *word = word.replace("%s", url);
+            }
+        } else {
+            words.push(url.to_owned());
+        }
+        let started = std::process::Command::new(&words[0])
+            .args(&words[1..])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        match started {
+            // Reaped on a thread of its own: the browser outlives the wait for the redirect.
+            Ok(mut child) => {
+                std::thread::spawn(move || child.wait());
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    stderr,
+                    "could not start {}: {e}; open the address above by hand",
+                    words[0]
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Approves sampling with `--yes`, declines without; prints what was asked either way.

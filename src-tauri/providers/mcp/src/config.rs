@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::oauth::OAuthClientConfig;
+
 /// How to reach one server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -32,6 +34,10 @@ pub enum McpTransport {
         url: String,
         #[serde(default)]
         headers: BTreeMap<String, String>,
+        /// How to identify Toolscope when the server requires signing in (OAuth); without it,
+        /// Toolscope registers itself where the server allows that.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        oauth: Option<OAuthClientConfig>,
     },
 }
 
@@ -235,6 +241,13 @@ fn server_entry(name: &str, entry: &Value) -> Result<McpServerConfig, String> {
             McpTransport::Http {
                 url,
                 headers: map("headers")?,
+                oauth: match entry.get("oauth") {
+                    None | Some(Value::Null) => None,
+                    Some(value) => Some(
+                        serde_json::from_value(value.clone())
+                            .map_err(|e| format!("\"oauth\": {e}"))?,
+                    ),
+                },
             }
         }
         (Some(other), _, _)
@@ -287,13 +300,23 @@ pub fn export(servers: &[McpServerConfig]) -> Value {
                     entry.insert("cwd".into(), cwd.clone().into());
                 }
             }
-            McpTransport::Http { url, headers } => {
+            McpTransport::Http {
+                url,
+                headers,
+                oauth,
+            } => {
                 entry.insert("type".into(), "http".into());
                 entry.insert("url".into(), url.clone().into());
                 if !headers.is_empty() {
                     entry.insert(
                         "headers".into(),
                         serde_json::to_value(headers).unwrap_or_default(),
+                    );
+                }
+                if let Some(oauth) = oauth {
+                    entry.insert(
+                        "oauth".into(),
+                        serde_json::to_value(oauth).unwrap_or_default(),
                     );
                 }
             }

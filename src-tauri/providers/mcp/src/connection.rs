@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use rmcp::model::Tool as McpToolInfo;
 use rmcp::service::{ClientInitializeError, Peer, RunningService};
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
@@ -25,6 +26,7 @@ use toolscope_engine::redact::Redactor;
 use crate::client_handler::Handler;
 use crate::config::{expand_variables, ConfigError, McpTransport};
 use crate::interaction::ClientHooks;
+use crate::oauth::{self, OAuthClientConfig, OAuthError, SIGN_IN_WAIT};
 use crate::progress::{ProgressCounting, ProgressRoutes};
 pub use crate::server_log::ServerLog;
 use crate::server_process::ServerProcess;
@@ -63,6 +65,11 @@ pub enum ConnectError {
     ListTools(String),
     #[error("invalid header '{0}': {1}")]
     Header(String, String),
+    /// The server answered the handshake with 401 (its `WWW-Authenticate` challenge inside).
+    #[error("the server requires signing in (it answered 401 Unauthorized)")]
+    Unauthorized(String),
+    #[error("the server requires signing in, and signing in failed: {0}")]
+    SignIn(OAuthError),
 }
 
 impl ConnectError {
@@ -72,6 +79,9 @@ impl ConnectError {
         match self {
             Self::Handshake(message) => Self::Handshake(secrets.redact(&message)),
             Self::ListTools(message) => Self::ListTools(secrets.redact(&message)),
+            Self::SignIn(OAuthError::Flow(message)) => {
+                Self::SignIn(OAuthError::Flow(secrets.redact(&message)))
+            }
             other => other,
         }
     }
@@ -195,7 +205,11 @@ pub async fn connect(
                 }
             }
         }
-        McpTransport::Http { url, headers } => {
+        McpTransport::Http {
+            url,
+            headers,
+            oauth,
+        } => {
             let url = expand_variables(url, "url", &lookup)?;
             let mut custom = HashMap::new();
             for (name, value) in headers {
@@ -214,16 +228,49 @@ pub async fn connect(
                 })?;
                 custom.insert(header, value);
             }
+            let client = match oauth {
+                Some(oauth) => expand_oauth(oauth, &lookup, &secrets)?,
+                None => OAuthClientConfig::default(),
+            };
             options.log.set_secrets(Arc::new(snapshot(&secrets)));
-            let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-            let service = handshake(
-                handler,
-                StreamableHttpClientTransport::from_config(config),
-                timeout,
-            )
-            .await
-            .map_err(|e| e.redacted(&snapshot(&secrets)))?;
-            service
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom);
+            let plain = StreamableHttpClientTransport::from_config(config.clone());
+            match handshake(handler.clone(), plain, timeout).await {
+                Ok(service) => service,
+                Err(ConnectError::Unauthorized(challenge)) => {
+                    // Signing in waits for a person, so it is outside the handshake's limit.
+                    let challenge = Some(challenge.as_str()).filter(|c| !c.is_empty());
+                    let browser = options.hooks.browser.as_ref();
+                    let manager = oauth::sign_in(
+                        &options.name,
+                        &url,
+                        challenge,
+                        &client,
+                        browser,
+                        SIGN_IN_WAIT,
+                    )
+                    .await
+                    .map_err(|e| ConnectError::SignIn(e).redacted(&snapshot(&secrets)))?;
+                    if let Ok(token) = manager.get_access_token().await {
+                        note_secret(&secrets, &token);
+                        options.log.set_secrets(Arc::new(snapshot(&secrets)));
+                    }
+                    let http = reqwest::Client::builder()
+                        // A redirect would carry the token to wherever it points.
+                        .redirect(reqwest::redirect::Policy::none())
+                        .build()
+                        .map_err(|e| ConnectError::Handshake(e.to_string()))?;
+                    let authorized = StreamableHttpClientTransport::with_client(
+                        AuthClient::new(http, manager),
+                        config,
+                    );
+                    handshake(handler, authorized, timeout)
+                        .await
+                        .map_err(|e| e.redacted(&snapshot(&secrets)))?
+                }
+                Err(e) => return Err(e.redacted(&snapshot(&secrets))),
+            }
         }
     };
     let server = service.peer_info().and_then(|info| {
@@ -246,6 +293,30 @@ pub async fn connect(
         shutdown,
         secrets: Arc::new(snapshot(&secrets)),
         wire,
+    })
+}
+
+/// The server's `oauth` settings with `${VAR}`s expanded; the client secret is a secret.
+fn expand_oauth(
+    oauth: &OAuthClientConfig,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    secrets: &Mutex<Redactor>,
+) -> Result<OAuthClientConfig, ConnectError> {
+    let expand = |value: &Option<String>, field: &str| {
+        value
+            .as_deref()
+            .map(|v| expand_variables(v, &format!("oauth.{field}"), lookup))
+            .transpose()
+    };
+    let client_secret = expand(&oauth.client_secret, "clientSecret")?;
+    if let Some(secret) = &client_secret {
+        note_secret(secrets, secret);
+    }
+    Ok(OAuthClientConfig {
+        client_id: expand(&oauth.client_id, "clientId")?,
+        client_secret,
+        client_metadata_url: expand(&oauth.client_metadata_url, "clientMetadataUrl")?,
+        scopes: oauth.scopes.clone(),
     })
 }
 
@@ -276,7 +347,11 @@ where
     let counting = ProgressCounting::new(transport.into_transport(), Arc::clone(&handler.progress));
     match tokio::time::timeout(timeout, handler.serve(counting)).await {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(ConnectError::Handshake(describe_initialize_error(&e))),
+        Ok(Err(e)) => match e.auth_challenge() {
+            Some(challenge) => Err(ConnectError::Unauthorized(challenge.to_owned())),
+            None if e.is_authorization_required() => Err(ConnectError::Unauthorized(String::new())),
+            None => Err(ConnectError::Handshake(describe_initialize_error(&e))),
+        },
         Err(_) => Err(ConnectError::HandshakeTimeout(timeout.as_secs())),
     }
 }

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::BoxFuture;
 
+use crate::oauth::{Browser, NoBrowser};
 use crate::sampling::{DeclineSampling, Sampler};
 
 /// A server asks the person for input (form-mode `elicitation/create`).
@@ -143,16 +144,19 @@ pub struct ClientHooks {
     /// Who answers `sampling/createMessage`, read on every request so a change of endpoint
     /// applies at once.
     pub sampler: Arc<dyn Fn() -> Arc<dyn Sampler> + Send + Sync>,
+    /// Opens the sign-in page of a server that requires authorization.
+    pub browser: Arc<dyn Browser>,
 }
 
 impl Default for ClientHooks {
-    /// Declines elicitations and sampling and offers no roots: the safe answer when no front
-    /// end said more.
+    /// Declines elicitations and sampling, offers no roots and cannot sign in: the safe answer
+    /// when no front end said more.
     fn default() -> Self {
         Self {
             elicitor: Arc::new(DeclineAll),
             roots: Arc::new(Vec::new),
             sampler: Arc::new(|| Arc::new(DeclineSampling::default()) as Arc<dyn Sampler>),
+            browser: Arc::new(NoBrowser),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod config;
 pub mod connection;
 pub mod elicitation;
 pub mod interaction;
+pub mod oauth;
 pub mod progress;
 pub mod result;
 pub mod sampling;
@@ -34,6 +35,7 @@ pub use interaction::{
     ClientHooks, DeclineAll, ElicitAction, ElicitationAnswer, ElicitationRequest, Elicitor,
     WorkspaceRoot,
 };
+pub use oauth::{Browser, NoBrowser, OAuthClientConfig};
 pub use sampling::{
     DeclineSampling, ModelSampler, Sampler, SamplingConsent, SamplingEndpoint, SamplingRequest,
     SAMPLING_DECLINED,

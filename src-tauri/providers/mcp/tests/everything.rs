@@ -137,6 +137,7 @@ async fn streamable_http_lists_and_calls_without_asking_to_run_anything() {
         transport: McpTransport::Http {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: [("X-Toolscope-Test".to_owned(), "1".to_owned())].into(),
+            oauth: None,
         },
         enabled: true,
     };
@@ -303,6 +304,7 @@ async fn over_http_a_tool_refused_as_a_plain_call_is_run_as_a_task() {
         transport: McpTransport::Http {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: Default::default(),
+            oauth: None,
         },
         enabled: true,
     };

@@ -3,7 +3,7 @@
  * `McpServerConfig`: args one per line, env as `KEY=VALUE` lines, headers as `Name: value`
  * lines. Validation names the field and the line, so the message can sit next to it.
  */
-import type { McpServerConfig } from "../../lib/ipc";
+import type { McpServerConfig, OAuthClientConfig } from "../../lib/ipc";
 
 export type TransportType = "stdio" | "http";
 
@@ -17,6 +17,8 @@ export interface ServerFields {
   url: string;
   headers: string;
   enabled: boolean;
+  /** An HTTP server's sign-in settings: not edited here yet, kept as they are on save. */
+  oauth: OAuthClientConfig | null;
 }
 
 export type FieldName = "name" | "command" | "args" | "env" | "cwd" | "url" | "headers";
@@ -32,6 +34,7 @@ export const EMPTY_FIELDS: ServerFields = {
   url: "",
   headers: "",
   enabled: true,
+  oauth: null,
 };
 
 export function fieldsOf(config: McpServerConfig): ServerFields {
@@ -56,6 +59,7 @@ export function fieldsOf(config: McpServerConfig): ServerFields {
     headers: Object.entries(transport.headers ?? {})
       .map(([key, value]) => `${key}: ${value}`)
       .join("\n"),
+    oauth: transport.oauth ?? null,
   };
 }
 
@@ -121,7 +125,8 @@ export function toConfig(fields: ServerFields, takenNames: readonly string[] = [
     else if (!isHttpUrl(url)) errors.url = "Expected an http:// or https:// URL.";
     const headers = pairs(fields.headers, ":", HEADER_NAME, "Name: value");
     if (headers.error) errors.headers = headers.error;
-    config = { name, enabled: fields.enabled, transport: { type: "http", url, headers: headers.values } };
+    const transport = { type: "http" as const, url, headers: headers.values };
+    config = { name, enabled: fields.enabled, transport: fields.oauth ? { ...transport, oauth: fields.oauth } : transport };
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, config };
 }

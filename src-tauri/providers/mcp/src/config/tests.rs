@@ -154,3 +154,37 @@ fn command_lines_are_shown_quoted_as_a_shell_would_need() {
         Some(r"(in /tmp) KEY='a b' npx -y 'it'\''s'")
     );
 }
+
+#[test]
+fn reads_and_writes_an_http_servers_oauth_settings() {
+    let text = r#"{"mcpServers": {
+        "tracker": {"url": "https://mcp.example.com/mcp", "oauth": {
+            "clientId": "toolscope-desktop", "clientSecret": "${TRACKER_SECRET}",
+            "scopes": ["issues:read"]}},
+        "docs": {"url": "https://docs.example.com/mcp",
+            "oauth": {"clientMetadataUrl": "https://toolscope.example/client.json"}},
+        "typo": {"url": "https://x.example/mcp", "oauth": {"clientID": "x"}}
+    }}"#;
+    let report = import(text).expect("imports");
+    let names: Vec<&str> = report.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["tracker", "docs"]);
+    let McpTransport::Http {
+        oauth: Some(oauth), ..
+    } = &report.servers[0].transport
+    else {
+        panic!("tracker has oauth settings");
+    };
+    assert_eq!(oauth.client_id.as_deref(), Some("toolscope-desktop"));
+    assert_eq!(oauth.client_secret.as_deref(), Some("${TRACKER_SECRET}"));
+    assert_eq!(oauth.scopes, ["issues:read"]);
+    // A misspelt field is refused by name rather than silently ignored.
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(
+        report.warnings[0].contains("'typo'") && report.warnings[0].contains("clientID"),
+        "{:?}",
+        report.warnings
+    );
+    // What Toolscope writes reads back the same.
+    let again = import(&export(&report.servers).to_string()).expect("re-imports");
+    assert_eq!(again.servers, report.servers);
+}

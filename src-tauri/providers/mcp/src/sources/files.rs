@@ -115,6 +115,7 @@ mod tests {
             transport: McpTransport::Http {
                 url: "http://127.0.0.1:9/mcp".into(),
                 headers: Default::default(),
+                oauth: None,
             },
             enabled: true,
         };

@@ -1,0 +1,163 @@
+//! Signing in to an MCP server that requires authorization, as the MCP spec's authorization
+//! section describes it: OAuth 2.1 with PKCE (S256), protected-resource metadata (RFC 9728),
+//! authorization-server metadata (RFC 8414, OpenID discovery, the 2025-03-26 fallbacks), a
+//! pre-registered client, a Client ID Metadata Document or dynamic registration (RFC 7591), and
+//! the `resource` indicator (RFC 8707) in every authorization and token request.
+//!
+//! rmcp's `auth` module does that protocol work (discovery, registration, scope selection from
+//! the challenge or `scopes_supported`, PKCE, the code exchange, the token endpoint's auth
+//! method, refresh before expiry and on a 401). What a native client adds around it lives here:
+//! the loopback redirect ([`callback`]), the person's browser (a front-end hook, [`Browser`]),
+//! and errors that say what to do.
+
+pub mod callback;
+
+use std::time::Duration;
+
+use rmcp::transport::auth::{AuthError, AuthorizationManager, AuthorizationRequest, OAuthState};
+use serde::{Deserialize, Serialize};
+
+use self::callback::CallbackListener;
+
+/// How long a sign-in waits for the browser to come back.
+pub const SIGN_IN_WAIT: Duration = Duration::from_secs(300);
+/// The name a dynamically registered client gets at the authorization server.
+const CLIENT_NAME: &str = "Toolscope";
+
+/// How Toolscope identifies itself to a server's authorization server, from the server's config
+/// entry (`"oauth": {...}`). Everything is optional: without it, Toolscope registers itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OAuthClientConfig {
+    /// A client id registered with the authorization server beforehand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client; `${VAR}` keeps it out of the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// The HTTPS URL of a Client ID Metadata Document describing Toolscope, used where the
+    /// authorization server supports them and no client id is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
+    /// Scopes to ask for instead of the ones the server suggests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+}
+
+/// Opens a page for the person: the system browser in the app, `$BROWSER` in the CLI.
+pub trait Browser: Send + Sync {
+    /// `server` is the configured name of the server the page signs in to.
+    fn open(&self, server: &str, url: &str) -> Result<(), String>;
+}
+
+/// For front ends that cannot show a page: sign-in fails at once with the reason.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoBrowser;
+
+impl Browser for NoBrowser {
+    fn open(&self, _: &str, _: &str) -> Result<(), String> {
+        Err("this front end cannot open a browser to sign in".into())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OAuthError {
+    #[error("could not listen on 127.0.0.1 for the sign-in redirect: {0}")]
+    Listener(String),
+    #[error("could not open the sign-in page: {0}")]
+    Browser(String),
+    #[error(
+        "the sign-in did not come back within {0} s (finish it in the browser, then connect again)"
+    )]
+    Timeout(u64),
+    #[error(
+        "the authorization server refused the sign-in: {error}{}",
+        describe(description)
+    )]
+    Refused {
+        error: String,
+        description: Option<String>,
+    },
+    #[error("{0}")]
+    Flow(String),
+}
+
+fn describe(description: &Option<String>) -> String {
+    description
+        .as_deref()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default()
+}
+
+impl From<AuthError> for OAuthError {
+    fn from(error: AuthError) -> Self {
+        Self::Flow(explain(&error))
+    }
+}
+
+/// rmcp's errors name the step that failed; say what it means for the person.
+fn explain(error: &AuthError) -> String {
+    match error {
+        AuthError::NoAuthorizationSupport => {
+            "the server asks for authorization but publishes no way to get it (no protected \
+             resource or authorization server metadata)"
+                .into()
+        }
+        AuthError::PkceUnsupported => {
+            "the authorization server does not support PKCE with S256, which MCP requires".into()
+        }
+        AuthError::RegistrationFailed(reason) => format!(
+            "could not register Toolscope with the authorization server ({reason}); give a \
+             pre-registered client id in the server's \"oauth\" settings"
+        ),
+        AuthError::TokenExchangeFailed(reason) => {
+            format!("the authorization server did not issue a token: {reason}")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Runs one sign-in for the MCP server at `url`: discovery (seeded from the 401's
+/// `WWW-Authenticate` when there is one), client identity, the browser, the redirect, and the
+/// token exchange. The manager returned holds the token and refreshes it.
+pub async fn sign_in(
+    server: &str,
+    url: &str,
+    challenge: Option<&str>,
+    client: &OAuthClientConfig,
+    browser: &dyn Browser,
+    wait: Duration,
+) -> Result<AuthorizationManager, OAuthError> {
+    let listener = CallbackListener::bind().await?;
+    let mut request = AuthorizationRequest::new(listener.redirect_uri())
+        .with_client_name(CLIENT_NAME)
+        .with_application_type("native");
+    request = if client.scopes.is_empty() {
+        request.with_initial_scope_selection()
+    } else {
+        request.with_scopes(client.scopes.iter().cloned())
+    };
+    if let Some(challenge) = challenge {
+        request = request.with_challenge(challenge);
+    }
+    if let Some(id) = &client.client_id {
+        request = request.with_preregistered_client(id);
+        if let Some(secret) = &client.client_secret {
+            request = request.with_client_secret(secret);
+        }
+    }
+    if let Some(document) = &client.client_metadata_url {
+        request = request.with_client_metadata_url(document);
+    }
+
+    let mut state = OAuthState::new(url, None).await?;
+    state.start_authorization(request).await?;
+    let page = state.get_authorization_url().await?;
+    browser.open(server, &page).map_err(OAuthError::Browser)?;
+    let redirect = listener.wait(wait).await?;
+    state.handle_callback_url(&redirect).await?;
+    state
+        .into_authorization_manager()
+        .ok_or_else(|| OAuthError::Flow("the sign-in ended without a token".into()))
+}
