@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::Tool as McpToolInfo;
-use rmcp::service::{ClientInitializeError, Peer, RunningService};
-use rmcp::transport::auth::AuthClient;
+use rmcp::service::{ClientInitializeError, Peer, RunningService, ServiceError};
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
@@ -26,7 +26,7 @@ use toolscope_engine::redact::Redactor;
 use crate::client_handler::Handler;
 use crate::config::{expand_variables, ConfigError, McpTransport};
 use crate::interaction::ClientHooks;
-use crate::oauth::{self, OAuthClientConfig, OAuthError, SIGN_IN_WAIT};
+use crate::oauth::{Authorizer, OAuthClientConfig, OAuthError};
 use crate::progress::{ProgressCounting, ProgressRoutes};
 pub use crate::server_log::ServerLog;
 use crate::server_process::ServerProcess;
@@ -113,6 +113,8 @@ pub struct Connection {
     pub secrets: Arc<Redactor>,
     /// Which tools must be called as tasks, as far as the transport shows it.
     pub wire: Arc<WireFacts>,
+    /// Signs an HTTP connection in when the server refuses a request (`None`: stdio).
+    authorizer: Option<Arc<Authorizer>>,
 }
 
 impl Connection {
@@ -123,10 +125,52 @@ impl Connection {
 
     /// Every tool the server lists, following pagination.
     pub async fn list_tools(&self) -> Result<Vec<McpToolInfo>, ConnectError> {
-        self.peer
-            .list_all_tools()
-            .await
-            .map_err(|e| ConnectError::ListTools(self.secrets.redact(&e.to_string())))
+        let seen = self.sign_ins().await;
+        let refused = match self.peer.list_all_tools().await {
+            Ok(tools) => return Ok(tools),
+            Err(e) => e,
+        };
+        let outcome = match self.answer_refusal(&refused, seen).await {
+            Some(Ok(())) => self.peer.list_all_tools().await,
+            Some(Err(e)) => return Err(ConnectError::SignIn(e).redacted(&self.secrets)),
+            None => Err(refused),
+        };
+        outcome.map_err(|e| {
+            let message = match e.auth_challenge() {
+                Some(challenge) => {
+                    format!("the server refuses it even when signed in ({challenge})")
+                }
+                None => e.to_string(),
+            };
+            ConnectError::ListTools(self.secrets.redact(&message))
+        })
+    }
+
+    /// Whether a refused request can be answered by signing in (an HTTP server).
+    pub fn can_sign_in(&self) -> bool {
+        self.authorizer.is_some()
+    }
+
+    /// Sign-ins this connection has made; read it before sending a request, and hand it to
+    /// [`Self::answer_refusal`] if the request is refused.
+    pub async fn sign_ins(&self) -> u32 {
+        match &self.authorizer {
+            Some(authorizer) => authorizer.sign_ins().await,
+            None => 0,
+        }
+    }
+
+    /// When `error` is the server refusing a request (`401`, or `403` for lack of scope),
+    /// signs in or steps up, after which the request may be sent once more; `None` when the
+    /// error is something else.
+    pub async fn answer_refusal(
+        &self,
+        error: &ServiceError,
+        sign_ins_seen: u32,
+    ) -> Option<Result<(), OAuthError>> {
+        let challenge = error.auth_challenge()?;
+        let authorizer = self.authorizer.as_ref()?;
+        Some(authorizer.authorize(challenge, sign_ins_seen).await)
     }
 }
 
@@ -160,6 +204,7 @@ pub async fn connect(
         value
     };
     let timeout = options.handshake_timeout;
+    let mut authorizer = None;
     let service = match transport {
         McpTransport::Stdio {
             command,
@@ -228,49 +273,53 @@ pub async fn connect(
                 })?;
                 custom.insert(header, value);
             }
-            let client = match oauth {
+            let settings = match oauth {
                 Some(oauth) => expand_oauth(oauth, &lookup, &secrets)?,
                 None => OAuthClientConfig::default(),
             };
             options.log.set_secrets(Arc::new(snapshot(&secrets)));
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom);
-            let plain = StreamableHttpClientTransport::from_config(config.clone());
-            match handshake(handler.clone(), plain, timeout).await {
+            // Every request goes through rmcp's AuthClient: without a token it is sent as is,
+            // and once a sign-in put one in the shared manager, it is attached and refreshed.
+            let manager = AuthorizationManager::new(url.as_str())
+                .await
+                .map_err(|e| ConnectError::Handshake(e.to_string()))?;
+            let http = reqwest::Client::builder()
+                // A redirect would carry the token to wherever it points.
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| ConnectError::Handshake(e.to_string()))?;
+            let client = AuthClient::new(http, manager);
+            let signer = Arc::new(Authorizer::new(
+                options.name.clone(),
+                url.clone(),
+                settings,
+                Arc::clone(&options.hooks.browser),
+                Arc::clone(&client.auth_manager),
+            ));
+            let transport =
+                || StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+            let service = match handshake(handler.clone(), transport(), timeout).await {
                 Ok(service) => service,
                 Err(ConnectError::Unauthorized(challenge)) => {
                     // Signing in waits for a person, so it is outside the handshake's limit.
-                    let challenge = Some(challenge.as_str()).filter(|c| !c.is_empty());
-                    let browser = options.hooks.browser.as_ref();
-                    let manager = oauth::sign_in(
-                        &options.name,
-                        &url,
-                        challenge,
-                        &client,
-                        browser,
-                        SIGN_IN_WAIT,
-                    )
-                    .await
-                    .map_err(|e| ConnectError::SignIn(e).redacted(&snapshot(&secrets)))?;
-                    if let Ok(token) = manager.get_access_token().await {
+                    signer
+                        .authorize(&challenge, 0)
+                        .await
+                        .map_err(|e| ConnectError::SignIn(e).redacted(&snapshot(&secrets)))?;
+                    if let Some(token) = signer.access_token().await {
                         note_secret(&secrets, &token);
                         options.log.set_secrets(Arc::new(snapshot(&secrets)));
                     }
-                    let http = reqwest::Client::builder()
-                        // A redirect would carry the token to wherever it points.
-                        .redirect(reqwest::redirect::Policy::none())
-                        .build()
-                        .map_err(|e| ConnectError::Handshake(e.to_string()))?;
-                    let authorized = StreamableHttpClientTransport::with_client(
-                        AuthClient::new(http, manager),
-                        config,
-                    );
-                    handshake(handler, authorized, timeout)
+                    handshake(handler, transport(), timeout)
                         .await
                         .map_err(|e| e.redacted(&snapshot(&secrets)))?
                 }
                 Err(e) => return Err(e.redacted(&snapshot(&secrets))),
-            }
+            };
+            authorizer = Some(signer);
+            service
         }
     };
     let server = service.peer_info().and_then(|info| {
@@ -293,6 +342,7 @@ pub async fn connect(
         shutdown,
         secrets: Arc::new(snapshot(&secrets)),
         wire,
+        authorizer,
     })
 }
 

@@ -73,8 +73,22 @@ impl Tool for McpTool {
     }
 }
 
+/// How one attempt at a call ended: a failure, or the server refusing it (401, or 403 for
+/// lack of scope), which a sign-in may answer.
+enum Attempt {
+    Failed(ToolFailure),
+    Refused(ServiceError),
+}
+
+impl From<ToolFailure> for Attempt {
+    fn from(failure: ToolFailure) -> Self {
+        Self::Failed(failure)
+    }
+}
+
 impl McpTool {
-    /// The `tools/call` itself; [`Tool::call`] redacts what comes back.
+    /// The `tools/call` itself, sent once more after a sign-in when the server refuses it;
+    /// [`Tool::call`] redacts what comes back.
     async fn call_on(
         &self,
         connection: Arc<crate::connection::Connection>,
@@ -82,9 +96,51 @@ impl McpTool {
         args: Map<String, Value>,
         ctx: CallContext,
     ) -> Result<Value, ToolFailure> {
+        let again = connection.can_sign_in().then(|| args.clone());
+        let seen = connection.sign_ins().await;
+        let refused = match self.attempt(&connection, &mcp_name, args, &ctx).await {
+            Ok(value) => return Ok(value),
+            Err(Attempt::Failed(failure)) => return Err(failure),
+            Err(Attempt::Refused(error)) => error,
+        };
+        let (Some(args), Some(answer)) = (again, connection.answer_refusal(&refused, seen).await)
+        else {
+            return Err(self.source.call_failure(refused));
+        };
+        if let Err(e) = answer {
+            return Err(ToolFailure::Transport(format!(
+                "MCP server '{}' refused the call until signed in, and signing in failed: {e}",
+                self.source.config.name
+            )));
+        }
+        match self.attempt(&connection, &mcp_name, args, &ctx).await {
+            Ok(value) => Ok(value),
+            Err(Attempt::Failed(failure)) => Err(failure),
+            Err(Attempt::Refused(error)) => Err(self.source.call_failure(error)),
+        }
+    }
+
+    /// A refusal a sign-in may answer, or the failure it is.
+    fn refusal_or_failure(&self, error: ServiceError) -> Attempt {
+        if error.auth_challenge().is_some() {
+            Attempt::Refused(error)
+        } else {
+            Attempt::Failed(self.source.call_failure(error))
+        }
+    }
+
+    async fn attempt(
+        &self,
+        connection: &Arc<crate::connection::Connection>,
+        mcp_name: &str,
+        args: Map<String, Value>,
+        ctx: &CallContext,
+    ) -> Result<Value, Attempt> {
+        let connection = Arc::clone(connection);
+        let mcp_name = mcp_name.to_owned();
         let mode = connection.wire.mode(&mcp_name);
         if mode == TaskMode::Task {
-            return self.as_task(&connection, &mcp_name, args, &ctx).await;
+            return Ok(self.as_task(&connection, &mcp_name, args, ctx).await?);
         }
         // Kept only where a refusal may mean "call me as a task" (see `task_support`).
         let retry_args = (mode == TaskMode::Unknown).then(|| args.clone());
@@ -94,10 +150,8 @@ impl McpTool {
             .peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|e| self.source.call_failure(e))?;
-        let progress = connection
-            .progress
-            .open(handle.progress_token.clone(), &ctx);
+            .map_err(|e| self.refusal_or_failure(e))?;
+        let progress = connection.progress.open(handle.progress_token.clone(), ctx);
         let mut abandoned = AbandonGuard::new(handle.peer.clone(), handle.id.clone());
         let response = handle.await_response().await;
         abandoned.disarm();
@@ -109,20 +163,20 @@ impl McpTool {
                 if retry_args.is_some() && refused_as_plain_call(&result) =>
             {
                 let args = retry_args.unwrap_or_default();
-                self.as_task(&connection, &mcp_name, args, &ctx).await
+                Ok(self.as_task(&connection, &mcp_name, args, ctx).await?)
             }
-            Ok(ServerResult::CallToolResult(result)) => into_value(result),
-            Ok(other) => Err(ToolFailure::Failed(format!(
+            Ok(ServerResult::CallToolResult(result)) => Ok(into_value(result)?),
+            Ok(other) => Err(Attempt::Failed(ToolFailure::Failed(format!(
                 "the server answered tools/call with something else: {}",
                 serde_json::to_string(&other).unwrap_or_default()
-            ))),
+            )))),
             Err(ServiceError::McpError(error))
                 if error.code == ErrorCode::METHOD_NOT_FOUND && retry_args.is_some() =>
             {
                 let args = retry_args.unwrap_or_default();
-                self.as_task(&connection, &mcp_name, args, &ctx).await
+                Ok(self.as_task(&connection, &mcp_name, args, ctx).await?)
             }
-            Err(e) => Err(self.source.call_failure(e)),
+            Err(e) => Err(self.refusal_or_failure(e)),
         }
     }
 
