@@ -147,6 +147,7 @@ pub async fn prepare_sources(
         })?;
         let options = SourceOptions {
             hooks,
+            sign_ins: Some(toolscope_mcp::SignInFiles::new(data_dir().join("sign-ins"))),
             ..SourceOptions::default()
         };
         let sources = McpSources::new(Arc::clone(&registry), options);

@@ -26,7 +26,8 @@ use toolscope_engine::redact::Redactor;
 use crate::client_handler::Handler;
 use crate::config::{expand_variables, ConfigError, McpTransport};
 use crate::interaction::ClientHooks;
-use crate::oauth::{Authorizer, OAuthClientConfig, OAuthError};
+use crate::oauth::store::SignInFiles;
+use crate::oauth::{self, Authorizer, OAuthClientConfig, OAuthError};
 use crate::progress::{ProgressCounting, ProgressRoutes};
 pub use crate::server_log::ServerLog;
 use crate::server_process::ServerProcess;
@@ -99,6 +100,8 @@ pub struct ConnectOptions {
     /// Called once when the connection ends by itself, with why (not on [`Connection::close`]).
     pub closed: Arc<dyn Fn(String) + Send + Sync>,
     pub env: EnvLookup,
+    /// Where sign-ins are kept between runs; `None` keeps them for this connection only.
+    pub sign_ins: Option<SignInFiles>,
 }
 
 /// A connected server.
@@ -282,9 +285,16 @@ pub async fn connect(
                 StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom);
             // Every request goes through rmcp's AuthClient: without a token it is sent as is,
             // and once a sign-in put one in the shared manager, it is attached and refreshed.
-            let manager = AuthorizationManager::new(url.as_str())
-                .await
-                .map_err(|e| ConnectError::Handshake(e.to_string()))?;
+            let stored = match &options.sign_ins {
+                Some(files) => oauth::restore(&options.name, &url, files).await,
+                None => None,
+            };
+            let manager = match stored {
+                Some(manager) => manager,
+                None => AuthorizationManager::new(url.as_str())
+                    .await
+                    .map_err(|e| ConnectError::Handshake(e.to_string()))?,
+            };
             let http = reqwest::Client::builder()
                 // A redirect would carry the token to wherever it points.
                 .redirect(reqwest::redirect::Policy::none())
@@ -297,7 +307,12 @@ pub async fn connect(
                 settings,
                 Arc::clone(&options.hooks.browser),
                 Arc::clone(&client.auth_manager),
+                options.sign_ins.clone(),
             ));
+            if let Some(token) = signer.access_token().await {
+                note_secret(&secrets, &token);
+                options.log.set_secrets(Arc::new(snapshot(&secrets)));
+            }
             let transport =
                 || StreamableHttpClientTransport::with_client(client.clone(), config.clone());
             let service = match handshake(handler.clone(), transport(), timeout).await {

@@ -35,6 +35,7 @@ pub use interaction::{
     ClientHooks, DeclineAll, ElicitAction, ElicitationAnswer, ElicitationRequest, Elicitor,
     WorkspaceRoot,
 };
+pub use oauth::store::SignInFiles;
 pub use oauth::{Browser, NoBrowser, OAuthClientConfig};
 pub use sampling::{
     DeclineSampling, ModelSampler, Sampler, SamplingConsent, SamplingEndpoint, SamplingRequest,

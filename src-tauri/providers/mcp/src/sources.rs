@@ -81,6 +81,8 @@ pub struct SourceOptions {
     pub env: crate::connection::EnvLookup,
     /// Who answers what servers ask while they work (elicitation, roots).
     pub hooks: crate::interaction::ClientHooks,
+    /// Where sign-ins are kept between runs; `None` keeps them for the connection only.
+    pub sign_ins: Option<crate::oauth::store::SignInFiles>,
 }
 
 impl Default for SourceOptions {
@@ -89,6 +91,7 @@ impl Default for SourceOptions {
             handshake_timeout: Duration::from_secs(30),
             env: Arc::new(|name| std::env::var(name).ok()),
             hooks: crate::interaction::ClientHooks::default(),
+            sign_ins: None,
         }
     }
 }
@@ -196,6 +199,7 @@ impl Source {
             }),
             closed: Arc::new(move |why| closed(&on_close, epoch, why)),
             env: Arc::clone(&options.env),
+            sign_ins: options.sign_ins.clone(),
         };
         match connect(&self.config.transport, connect_options).await {
             Ok(connection) => {

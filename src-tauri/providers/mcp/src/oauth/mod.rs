@@ -11,6 +11,7 @@
 //! and errors that say what to do.
 
 pub mod callback;
+pub mod store;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Mutex;
 
 use self::callback::CallbackListener;
+use self::store::{FileCredentialStore, SignInFiles};
 
 /// Sign-ins one connection may start: a server that keeps refusing must not keep opening the
 /// browser (the first sign-in, a step-up, and one more).
@@ -128,6 +130,7 @@ fn explain(error: &AuthError) -> String {
 /// Runs one sign-in for the MCP server at `url`: discovery (seeded from the 401's
 /// `WWW-Authenticate` when there is one), client identity, the browser, the redirect, and the
 /// token exchange. The manager returned holds the token and refreshes it.
+/// With `files`, the token is written there (and rewritten on every refresh).
 pub async fn sign_in(
     server: &str,
     url: &str,
@@ -135,8 +138,19 @@ pub async fn sign_in(
     client: &OAuthClientConfig,
     browser: &dyn Browser,
     wait: Duration,
+    files: Option<&SignInFiles>,
 ) -> Result<AuthorizationManager, OAuthError> {
     let listener = CallbackListener::bind().await?;
+    let mut manager = AuthorizationManager::new(url).await?;
+    if let Some(files) = files {
+        manager.set_credential_store(FileCredentialStore::new(
+            files.clone(),
+            server,
+            url,
+            listener.redirect_uri(),
+            client.client_secret.clone(),
+        ));
+    }
     let mut request = AuthorizationRequest::new(listener.redirect_uri())
         .with_client_name(CLIENT_NAME)
         .with_application_type("native");
@@ -158,7 +172,7 @@ pub async fn sign_in(
         request = request.with_client_metadata_url(document);
     }
 
-    let mut state = OAuthState::new(url, None).await?;
+    let mut state = OAuthState::Unauthorized(manager);
     state.start_authorization(request).await?;
     let page = state.get_authorization_url().await?;
     browser.open(server, &page).map_err(OAuthError::Browser)?;
@@ -167,6 +181,34 @@ pub async fn sign_in(
     state
         .into_authorization_manager()
         .ok_or_else(|| OAuthError::Flow("the sign-in ended without a token".into()))
+}
+
+/// The sign-in stored for this server, ready to use: its token, and what refreshing it needs
+/// (the authorization server's metadata, discovered again, and the client). `None` when
+/// nothing is stored. Metadata that cannot be fetched now leaves the token usable until it
+/// expires.
+pub async fn restore(server: &str, url: &str, files: &SignInFiles) -> Option<AuthorizationManager> {
+    let saved = files.load(server, url)?;
+    let mut manager = AuthorizationManager::new(url).await.ok()?;
+    manager.set_credential_store(FileCredentialStore::new(
+        files.clone(),
+        server,
+        url,
+        saved.redirect_uri.clone(),
+        saved.client_secret.clone(),
+    ));
+    if let Ok(resolution) = manager.resolve_metadata().await {
+        manager.set_metadata(resolution.metadata);
+        let mut client = rmcp::transport::auth::OAuthClientConfig::new(
+            saved.credentials.client_id.clone(),
+            saved.redirect_uri.clone(),
+        );
+        if let Some(secret) = saved.client_secret {
+            client = client.with_client_secret(secret);
+        }
+        let _ = manager.configure_client(client);
+    }
+    Some(manager)
 }
 
 /// Signs a connection in, at the handshake or later: a `401` on any request (a server may let
@@ -179,6 +221,7 @@ pub struct Authorizer {
     settings: OAuthClientConfig,
     browser: Arc<dyn Browser>,
     manager: Arc<Mutex<AuthorizationManager>>,
+    files: Option<SignInFiles>,
     /// Sign-ins so far and the scopes the last one was granted; held across a sign-in, so
     /// requests refused together start one sign-in, not several.
     state: Mutex<Signed>,
@@ -197,6 +240,7 @@ impl Authorizer {
         settings: OAuthClientConfig,
         browser: Arc<dyn Browser>,
         manager: Arc<Mutex<AuthorizationManager>>,
+        files: Option<SignInFiles>,
     ) -> Self {
         Self {
             server,
@@ -204,6 +248,7 @@ impl Authorizer {
             settings,
             browser,
             manager,
+            files,
             state: Mutex::new(Signed::default()),
         }
     }
@@ -254,6 +299,7 @@ impl Authorizer {
             &settings,
             self.browser.as_ref(),
             SIGN_IN_WAIT,
+            self.files.as_ref(),
         )
         .await?;
         signed.granted = granted_scopes(&manager).await;
