@@ -159,6 +159,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::Endpoints(args) => crate::endpoints::endpoints(&global, args).await,
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
         Command::Stats(args) => crate::stats::stats(&global, &args),
+        Command::SignOut(args) => crate::sign_out::sign_out(&global, &args),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("error: {}", error.message);

@@ -17,6 +17,7 @@ mod output;
 mod render;
 mod request_tools;
 mod setup;
+mod sign_out;
 mod stats;
 
 use std::path::PathBuf;
@@ -130,6 +131,8 @@ enum Command {
     BenchParse(bench_parse::BenchParseArgs),
     /// Calls, failures by kind, bytes and durations per tool and method, from the history.
     Stats(stats::StatsArgs),
+    /// Forget the stored sign-in of an MCP server named in --mcp-config.
+    SignOut(sign_out::SignOutArgs),
 }
 
 fn main() -> ExitCode {
