@@ -166,13 +166,20 @@ pub async fn prepare_sources(
         for state in futures_util::future::join_all(names.iter().map(|n| sources.approve(n))).await
         {
             match state {
-                Ok(state) => match state.status {
-                    SourceStatus::Ready { .. } | SourceStatus::Disabled => {}
-                    other => eprintln!(
-                        "warning: MCP server '{}' is not available: {other:?}",
+                Ok(state) => {
+                    let why = match state.status {
+                        SourceStatus::Ready { .. } | SourceStatus::Disabled => continue,
+                        SourceStatus::Failed { reason } => reason,
+                        SourceStatus::Connecting => "still connecting".to_owned(),
+                        SourceStatus::AwaitingApproval { command_line } => {
+                            format!("its command line was not approved: {command_line}")
+                        }
+                    };
+                    eprintln!(
+                        "warning: MCP server '{}' is not available: {why}",
                         state.config.name
-                    ),
-                },
+                    );
+                }
                 Err(e) => eprintln!("warning: {e}"),
             }
         }
