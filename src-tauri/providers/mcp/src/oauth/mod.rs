@@ -28,6 +28,8 @@ use self::store::{FileCredentialStore, SignInFiles};
 /// Sign-ins one connection may start: a server that keeps refusing must not keep opening the
 /// browser (the first sign-in, a step-up, and one more).
 pub const MAX_SIGN_INS: u32 = 3;
+/// How long restoring a stored sign-in may spend discovering the authorization server again.
+const RESTORE_DISCOVERY_LIMIT: Duration = Duration::from_secs(10);
 /// How long a sign-in waits for the browser to come back.
 pub const SIGN_IN_WAIT: Duration = Duration::from_secs(300);
 /// The name a dynamically registered client gets at the authorization server.
@@ -197,7 +199,9 @@ pub async fn restore(server: &str, url: &str, files: &SignInFiles) -> Option<Aut
         saved.redirect_uri.clone(),
         saved.client_secret.clone(),
     ));
-    if let Ok(resolution) = manager.resolve_metadata().await {
+    // Bounded: an authorization server that does not answer must not hold up the connection.
+    let discovery = tokio::time::timeout(RESTORE_DISCOVERY_LIMIT, manager.resolve_metadata());
+    if let Ok(Ok(resolution)) = discovery.await {
         manager.set_metadata(resolution.metadata);
         let mut client = rmcp::transport::auth::OAuthClientConfig::new(
             saved.credentials.client_id.clone(),
