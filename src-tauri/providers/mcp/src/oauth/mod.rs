@@ -142,6 +142,7 @@ pub async fn sign_in(
     wait: Duration,
     files: Option<&SignInFiles>,
 ) -> Result<AuthorizationManager, OAuthError> {
+    require_tls_off_loopback(url, "the MCP server")?;
     let listener = CallbackListener::bind().await?;
     let mut manager = AuthorizationManager::new(url).await?;
     if let Some(files) = files {
@@ -177,12 +178,34 @@ pub async fn sign_in(
     let mut state = OAuthState::Unauthorized(manager);
     state.start_authorization(request).await?;
     let page = state.get_authorization_url().await?;
+    require_tls_off_loopback(&page, "the authorization page")?;
     browser.open(server, &page).map_err(OAuthError::Browser)?;
     let redirect = listener.wait(wait).await?;
     state.handle_callback_url(&redirect).await?;
     state
         .into_authorization_manager()
         .ok_or_else(|| OAuthError::Flow("the sign-in ended without a token".into()))
+}
+
+/// Tokens and codes travel in the clear over `http://`: only a loopback address may use it.
+fn require_tls_off_loopback(address: &str, what: &str) -> Result<(), OAuthError> {
+    let parsed = url::Url::parse(address)
+        .map_err(|e| OAuthError::Flow(format!("{what} has no valid address ({e})")))?;
+    let loopback = match parsed.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if parsed.scheme() == "https" || loopback {
+        return Ok(());
+    }
+    Err(OAuthError::Flow(format!(
+        "refusing to sign in: {what} is at {}://{}, and a token or code sent there would \
+         travel unencrypted (plain HTTP is allowed on loopback only)",
+        parsed.scheme(),
+        parsed.host_str().unwrap_or("?")
+    )))
 }
 
 /// The sign-in stored for this server, ready to use: its token, and what refreshing it needs
@@ -347,5 +370,39 @@ fn describe_scopes(scopes: &[String]) -> String {
         "no scopes".into()
     } else {
         scopes.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn refuses_to_sign_in_over_plain_http_off_loopback_before_any_request() {
+        let outcome = sign_in(
+            "remote",
+            "http://mcp.example.com/mcp",
+            None,
+            &OAuthClientConfig::default(),
+            &NoBrowser,
+            Duration::from_secs(1),
+            None,
+        )
+        .await;
+        match outcome {
+            Err(OAuthError::Flow(message)) => {
+                assert!(message.contains("unencrypted"), "{message}")
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("signed in over plain HTTP"),
+        }
+        for allowed in [
+            "https://mcp.example.com/mcp",
+            "http://127.0.0.1:8080/mcp",
+            "http://localhost:8080/mcp",
+            "http://[::1]:8080/mcp",
+        ] {
+            assert!(require_tls_off_loopback(allowed, "x").is_ok(), "{allowed}");
+        }
     }
 }
