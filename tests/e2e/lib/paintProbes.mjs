@@ -27,12 +27,16 @@ async function settle(msDelay) {
   await new Promise((resolve) => setTimeout(resolve, msDelay));
 }
 
+/** The app's WebKit web processes. */
+function webProcesses(appPid) {
+  const table = processTable();
+  return [appPid, ...descendants(appPid, table)].filter((pid) => table.get(pid)?.comm.startsWith("WebKitWebProces"));
+}
+
 /** Minor page faults of the app's WebKit web processes so far. */
 function webFaults(appPid) {
-  const table = processTable();
   let total = 0;
-  for (const pid of [appPid, ...descendants(appPid, table)]) {
-    if (!table.get(pid)?.comm.startsWith("WebKitWebProces")) continue;
+  for (const pid of webProcesses(appPid)) {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     total += Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
   }
@@ -41,10 +45,8 @@ function webFaults(appPid) {
 
 /** Resident memory of the app's WebKit web processes, in MiB. */
 function webRssMiB(appPid) {
-  const table = processTable();
   let kib = 0;
-  for (const pid of [appPid, ...descendants(appPid, table)]) {
-    if (!table.get(pid)?.comm.startsWith("WebKitWebProces")) continue;
+  for (const pid of webProcesses(appPid)) {
     const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
     kib += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   }
