@@ -49,7 +49,7 @@ impl ToolSources {
     ) -> (Self, Vec<String>) {
         let options = SourceOptions {
             hooks,
-            sign_ins: Some(toolscope_mcp::SignInFiles::new(data_dir.join("sign-ins"))),
+            sign_ins: Some(toolscope_mcp::SignInFiles::in_data_dir(data_dir)),
             ..SourceOptions::default()
         };
         let (mcp, mut notices) =

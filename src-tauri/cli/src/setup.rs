@@ -142,12 +142,10 @@ pub async fn prepare_sources(
     } = base_sources(global)?;
     let mut mcp = None;
     if let Some(path) = &global.mcp_config {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            SetupError::usage(format!("cannot read MCP config '{}': {e}", path.display()))
-        })?;
+        let text = read_mcp_config(path)?;
         let options = SourceOptions {
             hooks,
-            sign_ins: Some(toolscope_mcp::SignInFiles::new(data_dir().join("sign-ins"))),
+            sign_ins: Some(toolscope_mcp::SignInFiles::in_data_dir(&data_dir())),
             ..SourceOptions::default()
         };
         let sources = McpSources::new(Arc::clone(&registry), options);
@@ -294,4 +292,10 @@ pub fn read_input(path: Option<&Path>) -> Result<String, SetupError> {
             Ok(text)
         }
     }
+}
+
+/// The text of the `--mcp-config` file.
+pub fn read_mcp_config(path: &Path) -> Result<String, SetupError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| SetupError::usage(format!("cannot read MCP config '{}': {e}", path.display())))
 }

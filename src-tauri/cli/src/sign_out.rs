@@ -18,9 +18,7 @@ pub fn sign_out(global: &GlobalArgs, args: &SignOutArgs) -> Result<u8, SetupErro
     let path = global.mcp_config.as_ref().ok_or_else(|| {
         SetupError::usage("sign-out needs --mcp-config FILE, the file that names the server")
     })?;
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        SetupError::usage(format!("cannot read MCP config '{}': {e}", path.display()))
-    })?;
+    let text = setup::read_mcp_config(path)?;
     let report = toolscope_mcp::import(&text)
         .map_err(|e| SetupError::usage(format!("MCP config '{}': {e}", path.display())))?;
     let server = report
@@ -43,7 +41,7 @@ pub fn sign_out(global: &GlobalArgs, args: &SignOutArgs) -> Result<u8, SetupErro
     // Sign-ins are kept under the URL the connection used, `${VAR}`s expanded.
     let url = toolscope_mcp::config::expand_variables(url, "url", &|name| std::env::var(name).ok())
         .map_err(|e| SetupError::usage(e.to_string()))?;
-    let files = SignInFiles::new(setup::data_dir().join("sign-ins"));
+    let files = SignInFiles::in_data_dir(&setup::data_dir());
     let forgot = files.forget(&server.name, &url).map_err(|e| {
         SetupError::environment(format!("cannot forget the sign-in of '{}': {e}", args.name))
     })?;

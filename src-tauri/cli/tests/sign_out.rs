@@ -15,7 +15,7 @@ const CONFIG: &str = r#"{"mcpServers": {
 fn sign_out_forgets_the_stored_sign_in_of_the_named_server() {
     let sandbox = Sandbox::new();
     let config = sandbox.write("mcp.json", CONFIG);
-    let files = SignInFiles::new(sandbox.path().join("sign-ins"));
+    let files = SignInFiles::in_data_dir(sandbox.path());
     let url = "http://127.0.0.1:9/mcp";
     let record: SavedSignIn = serde_json::from_value(serde_json::json!({
         "url": url,

@@ -131,20 +131,18 @@ impl McpTool {
 
     async fn attempt(
         &self,
-        connection: &Arc<crate::connection::Connection>,
+        connection: &crate::connection::Connection,
         mcp_name: &str,
         args: Map<String, Value>,
         ctx: &CallContext,
     ) -> Result<Value, Attempt> {
-        let connection = Arc::clone(connection);
-        let mcp_name = mcp_name.to_owned();
-        let mode = connection.wire.mode(&mcp_name);
+        let mode = connection.wire.mode(mcp_name);
         if mode == TaskMode::Task {
-            return Ok(self.as_task(&connection, &mcp_name, args, ctx).await?);
+            return Ok(self.as_task(connection, mcp_name, args, ctx).await?);
         }
         // Kept only where a refusal may mean "call me as a task" (see `task_support`).
         let retry_args = (mode == TaskMode::Unknown).then(|| args.clone());
-        let params = CallToolRequestParams::new(mcp_name.clone()).with_arguments(args);
+        let params = CallToolRequestParams::new(mcp_name.to_owned()).with_arguments(args);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = connection
             .peer
@@ -163,7 +161,7 @@ impl McpTool {
                 if retry_args.is_some() && refused_as_plain_call(&result) =>
             {
                 let args = retry_args.unwrap_or_default();
-                Ok(self.as_task(&connection, &mcp_name, args, ctx).await?)
+                Ok(self.as_task(connection, mcp_name, args, ctx).await?)
             }
             Ok(ServerResult::CallToolResult(result)) => Ok(into_value(result)?),
             Ok(other) => Err(Attempt::Failed(ToolFailure::Failed(format!(
@@ -174,7 +172,7 @@ impl McpTool {
                 if error.code == ErrorCode::METHOD_NOT_FOUND && retry_args.is_some() =>
             {
                 let args = retry_args.unwrap_or_default();
-                Ok(self.as_task(&connection, &mcp_name, args, ctx).await?)
+                Ok(self.as_task(connection, mcp_name, args, ctx).await?)
             }
             Err(e) => Err(self.refusal_or_failure(e)),
         }

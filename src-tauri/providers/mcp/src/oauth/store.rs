@@ -33,6 +33,11 @@ impl SignInFiles {
         Self { dir: dir.into() }
     }
 
+    /// The sign-ins of the app or the CLI: `sign-ins/` in their data directory.
+    pub fn in_data_dir(data_dir: &Path) -> Self {
+        Self::new(data_dir.join("sign-ins"))
+    }
+
     /// The file of the server named `server` at `url`.
     fn path(&self, server: &str, url: &str) -> PathBuf {
         let name: String = server
