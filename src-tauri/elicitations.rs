@@ -245,16 +245,19 @@ fn roots() -> Vec<WorkspaceRoot> {
         .unwrap_or_default()
 }
 
-/// Servers are connected when the app starts, with nobody having asked to sign in; a browser
-/// opening by itself then would be a surprise. Until the Sources pane has its "Sign in" button,
-/// a server that requires authorization shows this reason instead.
-struct NoSignInYet;
+/// Opens a server's sign-in page: `$BROWSER` when the person set one (tests set it to a
+/// program that stands in for the person), else the system's default browser. It is only
+/// reached after the person asked to sign in: the app's sources never sign in by themselves.
+struct SystemBrowser;
 
-impl toolscope_mcp::Browser for NoSignInYet {
-    fn open(&self, _server: &str, _url: &str) -> Result<(), String> {
-        Err("the app cannot sign in to servers yet; the CLI can \
-             (toolscope --mcp-config FILE list --source mcp, with the server in FILE)"
-            .into())
+impl toolscope_mcp::Browser for SystemBrowser {
+    fn open(&self, _server: &str, url: &str) -> Result<(), String> {
+        match toolscope_mcp::oauth::browser::configured() {
+            Some(command) => toolscope_mcp::oauth::browser::launch(&command, url),
+            None => open::that_detached(url).map_err(|e| {
+                format!("could not open the system browser ({e}); open {url} by hand")
+            }),
+        }
     }
 }
 
@@ -266,6 +269,6 @@ pub fn hooks(desk: &Arc<ElicitationDesk>, data_dir: &Path) -> ClientHooks {
         elicitor: Arc::clone(desk) as Arc<dyn Elicitor>,
         roots: Arc::new(roots),
         sampler: Arc::new(move || sampler(&sampling_desk, &data_dir)),
-        browser: Arc::new(NoSignInYet),
+        browser: Arc::new(SystemBrowser),
     }
 }

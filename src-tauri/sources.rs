@@ -50,6 +50,9 @@ impl ToolSources {
         let options = SourceOptions {
             hooks,
             sign_ins: Some(toolscope_mcp::SignInFiles::in_data_dir(data_dir)),
+            // Servers connect when the app starts, with nobody having asked to sign in: a
+            // browser opening by itself would be a surprise. Sources shows "Sign in" instead.
+            sign_in_policy: toolscope_mcp::oauth::SignInPolicy::Manual,
             ..SourceOptions::default()
         };
         let (mcp, mut notices) =

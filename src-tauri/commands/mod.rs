@@ -14,6 +14,7 @@ pub mod imported;
 pub mod metrics;
 pub mod parser;
 pub mod settings;
+pub mod sign_in;
 pub mod sources;
 pub mod wasm_sources;
 
@@ -55,6 +56,9 @@ pub fn builder() -> Builder<tauri::Wry> {
             sources::mcp_import,
             sources::mcp_export,
             sources::mcp_log,
+            sign_in::mcp_sign_in,
+            sign_in::mcp_sign_out,
+            sign_in::mcp_sign_in_steps,
             sources::http_tools,
             sources::http_tool_read,
             sources::http_tool_save,

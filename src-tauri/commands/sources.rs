@@ -13,7 +13,7 @@ use toolscope_mcp::{ImportReport, McpServerConfig, SourceState};
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
 
-fn source_error(error: SourceError) -> CommandError {
+pub(super) fn source_error(error: SourceError) -> CommandError {
     let kind = match error {
         SourceError::Save(_) => CommandErrorKind::Settings,
         _ => CommandErrorKind::Source,

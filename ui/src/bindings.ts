@@ -92,6 +92,15 @@ export const commands = {
 	mcpExport: () => typedError<string, CommandError>(__TAURI_INVOKE("mcp_export")),
 	/**  What the server printed on stderr and sent as log messages, oldest first. */
 	mcpLog: (name: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_log", { name })),
+	/**
+	 *  Connects the server allowing its sign-in page to open in the browser; returns once the
+	 *  sign-in ended (signed in, refused, or timed out after five minutes).
+	 */
+	mcpSignIn: (name: string) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_sign_in", { name })),
+	/**  Forgets the server's stored sign-in and connects it again without one. */
+	mcpSignOut: (name: string) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_sign_out", { name })),
+	/**  The steps of the server's last sign-in and the refreshes since, secrets masked. */
+	mcpSignInSteps: (name: string) => typedError<SignInStep[], CommandError>(__TAURI_INVOKE("mcp_sign_in_steps", { name })),
 	httpTools: () => typedError<HttpToolsView, CommandError>(__TAURI_INVOKE("http_tools")),
 	httpToolRead: (fileName: string) => typedError<string, CommandError>(__TAURI_INVOKE("http_tool_read", { fileName })),
 	/**  Validates and writes one definition file (`name.json` or `name.toml`), then reloads. */
@@ -1046,6 +1055,21 @@ export type Severity = "error" | "warning";
 /**  Whose format an entry was written in. */
 export type Shape = "openai_chat" | "openai_responses" | "openai_functions" | "anthropic" | "gemini" | "mcp" | "bfcl";
 
+/**  One step of a sign-in. */
+export type SignInStep = {
+	/**  Milliseconds since the trace began. */
+	elapsedMs: number,
+	/**  What the step is, in words ("Authorization server metadata (RFC 8414)"). */
+	title: string,
+	outcome: StepOutcome,
+	/**  The request as sent: request line, headers, body; secrets masked. */
+	request: string | null,
+	/**  The response: status line, headers, body; secrets masked, long bodies cut. */
+	response: string | null,
+	/**  What it means, or what to do about it. */
+	note: string | null,
+};
+
 /**  A line [`History::load`] could not use. */
 export type SkippedLine = {
 	/**  1-based line number. */
@@ -1062,18 +1086,38 @@ export type SourceState = {
 	tool_id: string,
 	command_line: string | null,
 	status: SourceStatus,
+	/**  The connection holds a token (signed in now, or a sign-in stored from an earlier run). */
+	signed_in: boolean,
 };
 
 /**  Where a server stands. */
 export type SourceStatus = { state: "disabled" } | 
 /**  Starting it runs this command line; the user has not approved it yet. */
-{ state: "awaiting_approval"; command_line: string } | { state: "connecting" } | { state: "ready"; tools: number; server: string | null } | { state: "failed"; reason: string };
+{ state: "awaiting_approval"; command_line: string } | { state: "connecting" } | { state: "ready"; tools: number; server: string | null } | 
+/**
+ *  The server requires signing in, and nobody asked to yet (the app does not open a
+ *  browser unasked).
+ */
+{ state: "sign_in_required"; reason: string } | 
+/**  The sign-in page is open in the browser; the connection waits for it to come back. */
+{ state: "signing_in"; page: string } | { state: "failed"; reason: string };
 
 /**  Byte range `[start, end)` into the text a request or diagnostic came from. */
 export type Span = {
 	start: number,
 	end: number,
 };
+
+/**  How a step went. */
+export type StepOutcome = 
+/**  It did what the flow needed. */
+"done" | 
+/**  Nothing was found there, and the flow went on to the next place (discovery). */
+"skipped" | 
+/**  The flow stopped here. */
+"failed" | 
+/**  Something the person or the flow did (the browser opening, a redirect arriving). */
+"info";
 
 /**  Why a conversation ended. */
 export type StopReason = 

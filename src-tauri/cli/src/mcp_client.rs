@@ -16,6 +16,7 @@ use toolscope_engine::{BoxFuture, CallProgress, ProgressSink, TaskProgress};
 use toolscope_llm::model::EndpointModel;
 use toolscope_llm::profiles::ProfileStore;
 use toolscope_mcp::elicitation::{defaults_answer, describe};
+use toolscope_mcp::oauth::browser;
 use toolscope_mcp::sampling::{describe as describe_sampling, SampledMessage, SamplingFailure};
 use toolscope_mcp::{
     Browser, ClientHooks, DeclineSampling, ElicitationAnswer, ElicitationRequest, Elicitor,
@@ -64,36 +65,9 @@ impl Browser for TerminalBrowser {
     fn open(&self, server: &str, url: &str) -> Result<(), String> {
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "{server}: sign in at {url}");
-        let configured = std::env::var("BROWSER").unwrap_or_default();
-        let mut words: Vec<String> = configured.split_whitespace().map(str::to_owned).collect();
-        if words.is_empty() {
-            words.push("xdg-open".into());
-        }
-        if words.iter().any(|w| w.contains("%s")) {
-            for word in &mut words {
-                *word = word.replace("%s", url);
-            }
-        } else {
-            words.push(url.to_owned());
-        }
-        let started = std::process::Command::new(&words[0])
-            .args(&words[1..])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
-        match started {
-            // Reaped on a thread of its own: the browser outlives the wait for the redirect.
-            Ok(mut child) => {
-                std::thread::spawn(move || child.wait());
-            }
-            Err(e) => {
-                let _ = writeln!(
-                    stderr,
-                    "could not start {}: {e}; open the address above by hand",
-                    words[0]
-                );
-            }
+        let command = browser::configured().unwrap_or_else(|| "xdg-open".into());
+        if let Err(e) = browser::launch(&command, url) {
+            let _ = writeln!(stderr, "{e}; open the address above by hand");
         }
         Ok(())
     }

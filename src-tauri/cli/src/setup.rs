@@ -167,8 +167,12 @@ pub async fn prepare_sources(
                 Ok(state) => {
                     let why = match state.status {
                         SourceStatus::Ready { .. } | SourceStatus::Disabled => continue,
-                        SourceStatus::Failed { reason } => reason,
+                        SourceStatus::Failed { reason }
+                        | SourceStatus::SignInRequired { reason } => reason,
                         SourceStatus::Connecting => "still connecting".to_owned(),
+                        SourceStatus::SigningIn { page } => {
+                            format!("still waiting for the sign-in at {page}")
+                        }
                         SourceStatus::AwaitingApproval { command_line } => {
                             format!("its command line was not approved: {command_line}")
                         }

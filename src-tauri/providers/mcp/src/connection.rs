@@ -10,15 +10,11 @@
 //! server's log lines pass through it, so a server that echoes its token does not put it into
 //! the history, the UI or a model's context.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::Tool as McpToolInfo;
 use rmcp::service::{ClientInitializeError, Peer, RunningService, ServiceError};
-use rmcp::transport::auth::{AuthClient, AuthorizationManager};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use tokio_util::sync::CancellationToken;
 use toolscope_engine::redact::Redactor;
@@ -26,12 +22,13 @@ use toolscope_engine::redact::Redactor;
 use crate::client_handler::Handler;
 use crate::config::{expand_variables, ConfigError, McpTransport};
 use crate::interaction::ClientHooks;
-use crate::oauth::store::SignInFiles;
-use crate::oauth::{self, Authorizer, OAuthClientConfig, OAuthError};
+use crate::oauth::{Authorizer, OAuthError, SignInContext};
 use crate::progress::{ProgressCounting, ProgressRoutes};
 pub use crate::server_log::ServerLog;
 use crate::server_process::ServerProcess;
 use crate::task_support::{Tapped, WireFacts};
+
+mod http;
 
 /// Shorter values are not treated as secrets even where a name says so: redacting `1` or
 /// `true` everywhere would garble every result, and real tokens are longer.
@@ -71,6 +68,18 @@ pub enum ConnectError {
     Unauthorized(String),
     #[error("the server requires signing in, and signing in failed: {0}")]
     SignIn(OAuthError),
+    /// The server refused, and the person has to start the sign-in (see `SignInPolicy`).
+    #[error("{0}")]
+    SignInRequired(String),
+}
+
+impl From<OAuthError> for ConnectError {
+    fn from(error: OAuthError) -> Self {
+        match error {
+            OAuthError::SignInRequired(why) => Self::SignInRequired(why),
+            other => Self::SignIn(other),
+        }
+    }
 }
 
 impl ConnectError {
@@ -100,8 +109,8 @@ pub struct ConnectOptions {
     /// Called once when the connection ends by itself, with why (not on [`Connection::close`]).
     pub closed: Arc<dyn Fn(String) + Send + Sync>,
     pub env: EnvLookup,
-    /// Where sign-ins are kept between runs; `None` keeps them for this connection only.
-    pub sign_ins: Option<SignInFiles>,
+    /// Where this server's sign-ins are kept and traced, and whether one may start unasked.
+    pub sign_in: SignInContext,
 }
 
 /// A connected server.
@@ -135,7 +144,7 @@ impl Connection {
         };
         let outcome = match self.answer_refusal(&refused, seen).await {
             Some(Ok(())) => self.peer.list_all_tools().await,
-            Some(Err(e)) => return Err(ConnectError::SignIn(e).redacted(&self.secrets)),
+            Some(Err(e)) => return Err(ConnectError::from(e).redacted(&self.secrets)),
             None => Err(refused),
         };
         outcome.map_err(|e| {
@@ -147,6 +156,14 @@ impl Connection {
             };
             ConnectError::ListTools(self.secrets.redact(&message))
         })
+    }
+
+    /// Whether the connection holds a token from a sign-in.
+    pub async fn signed_in(&self) -> bool {
+        match &self.authorizer {
+            Some(authorizer) => authorizer.holds_token().await,
+            None => false,
+        }
     }
 
     /// Whether a refused request can be answered by signing in (an HTTP server).
@@ -258,81 +275,18 @@ pub async fn connect(
             headers,
             oauth,
         } => {
-            let url = expand_variables(url, "url", &lookup)?;
-            let mut custom = HashMap::new();
-            for (name, value) in headers {
-                let value = expand_variables(value, &format!("headers.{name}"), &lookup)?;
-                if is_secret_name(name) {
-                    note_secret(&secrets, &value);
-                }
-                let header = http::HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| ConnectError::Header(name.clone(), e.to_string()))?;
-                // The value is a secret more often than not: its text stays out of the error.
-                let value = http::HeaderValue::from_str(&value).map_err(|_| {
-                    ConnectError::Header(
-                        name.clone(),
-                        "the value has characters a header cannot carry".into(),
-                    )
-                })?;
-                custom.insert(header, value);
-            }
-            let settings = match oauth {
-                Some(oauth) => expand_oauth(oauth, &lookup, &secrets)?,
-                None => OAuthClientConfig::default(),
-            };
-            options.log.set_secrets(Arc::new(snapshot(&secrets)));
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom);
-            // Every request goes through rmcp's AuthClient: without a token it is sent as is,
-            // and once a sign-in put one in the shared manager, it is attached and refreshed.
-            let stored = match &options.sign_ins {
-                Some(files) => oauth::restore(&options.name, &url, files).await,
-                None => None,
-            };
-            let manager = match stored {
-                Some(manager) => manager,
-                None => AuthorizationManager::new(url.as_str())
-                    .await
-                    .map_err(|e| ConnectError::Handshake(e.to_string()))?,
-            };
-            let http = reqwest::Client::builder()
-                // A redirect would carry the token to wherever it points.
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .map_err(|e| ConnectError::Handshake(e.to_string()))?;
-            let client = AuthClient::new(http, manager);
-            let signer = Arc::new(Authorizer::new(
-                options.name.clone(),
-                url.clone(),
-                settings,
-                Arc::clone(&options.hooks.browser),
-                Arc::clone(&client.auth_manager),
-                options.sign_ins.clone(),
-            ));
-            if let Some(token) = signer.access_token().await {
-                note_secret(&secrets, &token);
-                options.log.set_secrets(Arc::new(snapshot(&secrets)));
-            }
-            let transport =
-                || StreamableHttpClientTransport::with_client(client.clone(), config.clone());
-            let service = match handshake(handler.clone(), transport(), timeout).await {
-                Ok(service) => service,
-                Err(ConnectError::Unauthorized(challenge)) => {
-                    // Signing in waits for a person, so it is outside the handshake's limit.
-                    signer
-                        .authorize(&challenge, 0)
-                        .await
-                        .map_err(|e| ConnectError::SignIn(e).redacted(&snapshot(&secrets)))?;
-                    if let Some(token) = signer.access_token().await {
-                        note_secret(&secrets, &token);
-                        options.log.set_secrets(Arc::new(snapshot(&secrets)));
-                    }
-                    handshake(handler, transport(), timeout)
-                        .await
-                        .map_err(|e| e.redacted(&snapshot(&secrets)))?
-                }
-                Err(e) => return Err(e.redacted(&snapshot(&secrets))),
-            };
+            let (service, signer) = http::connect(
+                handler,
+                http::Endpoint {
+                    url,
+                    headers,
+                    oauth: oauth.as_ref(),
+                },
+                &options,
+                &lookup,
+                &secrets,
+            )
+            .await?;
             authorizer = Some(signer);
             service
         }
@@ -358,30 +312,6 @@ pub async fn connect(
         secrets: Arc::new(snapshot(&secrets)),
         wire,
         authorizer,
-    })
-}
-
-/// The server's `oauth` settings with `${VAR}`s expanded; the client secret is a secret.
-fn expand_oauth(
-    oauth: &OAuthClientConfig,
-    lookup: &dyn Fn(&str) -> Option<String>,
-    secrets: &Mutex<Redactor>,
-) -> Result<OAuthClientConfig, ConnectError> {
-    let expand = |value: &Option<String>, field: &str| {
-        value
-            .as_deref()
-            .map(|v| expand_variables(v, &format!("oauth.{field}"), lookup))
-            .transpose()
-    };
-    let client_secret = expand(&oauth.client_secret, "clientSecret")?;
-    if let Some(secret) = &client_secret {
-        note_secret(secrets, secret);
-    }
-    Ok(OAuthClientConfig {
-        client_id: expand(&oauth.client_id, "clientId")?,
-        client_secret,
-        client_metadata_url: expand(&oauth.client_metadata_url, "clientMetadataUrl")?,
-        scopes: oauth.scopes.clone(),
     })
 }
 

@@ -17,7 +17,9 @@ use toolscope_engine::{Registry, ToolFailure};
 use toolscope_protocol::method::{Annotations, MethodMetadata};
 
 use crate::config::McpServerConfig;
-use crate::connection::{connect, ConnectOptions, Connection, ServerLog};
+use crate::connection::{connect, ConnectError, ConnectOptions, Connection, ServerLog};
+use crate::oauth::trace::SignInTrace;
+use crate::oauth::{Browser, SignInContext, SignInPolicy};
 use crate::tool::{describe, McpTool};
 use toolscope_engine::naming::MethodNames;
 
@@ -39,6 +41,15 @@ pub enum SourceStatus {
         tools: u32,
         server: Option<String>,
     },
+    /// The server requires signing in, and nobody asked to yet (the app does not open a
+    /// browser unasked).
+    SignInRequired {
+        reason: String,
+    },
+    /// The sign-in page is open in the browser; the connection waits for it to come back.
+    SigningIn {
+        page: String,
+    },
     Failed {
         reason: String,
     },
@@ -53,6 +64,8 @@ pub struct SourceState {
     pub tool_id: String,
     pub command_line: Option<String>,
     pub status: SourceStatus,
+    /// The connection holds a token (signed in now, or a sign-in stored from an earlier run).
+    pub signed_in: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,6 +84,10 @@ pub enum SourceError {
     EmptyName,
     #[error("the server list could not be saved: {0}")]
     Save(String),
+    #[error("'{0}' is started as a command: only HTTP servers are signed in to")]
+    NotSignedIn(String),
+    #[error("the sign-in could not be forgotten: {0}")]
+    SignOut(String),
 }
 
 /// Settings shared by every connection.
@@ -83,6 +100,9 @@ pub struct SourceOptions {
     pub hooks: crate::interaction::ClientHooks,
     /// Where sign-ins are kept between runs; `None` keeps them for the connection only.
     pub sign_ins: Option<crate::oauth::store::SignInFiles>,
+    /// Whether a server's refusal opens the browser by itself; [`McpSources::sign_in`] always
+    /// does.
+    pub sign_in_policy: SignInPolicy,
 }
 
 impl Default for SourceOptions {
@@ -92,6 +112,7 @@ impl Default for SourceOptions {
             env: Arc::new(|name| std::env::var(name).ok()),
             hooks: crate::interaction::ClientHooks::default(),
             sign_ins: None,
+            sign_in_policy: SignInPolicy::Automatic,
         }
     }
 }
@@ -102,6 +123,7 @@ struct Live {
     names: MethodNames,
     /// Bumped on every (re)connect, so callbacks of an old connection change nothing.
     epoch: u64,
+    signed_in: bool,
 }
 
 /// One configured server.
@@ -112,6 +134,8 @@ pub struct Source {
     live: Mutex<Live>,
     registry: Arc<Registry>,
     changed: Arc<tokio::sync::watch::Sender<u64>>,
+    /// The steps of its last sign-in, kept across reconnections.
+    trace: Arc<SignInTrace>,
 }
 
 impl Source {
@@ -129,11 +153,13 @@ impl Source {
     }
 
     fn state(&self) -> SourceState {
+        let live = self.live();
         SourceState {
             config: self.config.clone(),
             tool_id: self.tool_id.clone(),
             command_line: self.config.transport.command_line(),
-            status: self.live().status.clone(),
+            status: live.status.clone(),
+            signed_in: live.signed_in,
         }
     }
 
@@ -173,8 +199,9 @@ impl Source {
         ))
     }
 
-    /// (Re)connects and lists the server's tools into the registry.
-    async fn connect(self: &Arc<Self>, options: &SourceOptions) {
+    /// (Re)connects and lists the server's tools into the registry; `policy` says whether a
+    /// refusal may open the browser.
+    async fn connect(self: &Arc<Self>, options: &SourceOptions, policy: SignInPolicy) {
         let epoch = {
             let mut live = self.live();
             live.epoch += 1;
@@ -186,10 +213,16 @@ impl Source {
         };
         self.changed.send_modify(|n| *n += 1);
         let weak = Arc::downgrade(self);
-        let (on_change, on_close) = (weak.clone(), weak);
+        let (on_change, on_close) = (weak.clone(), weak.clone());
+        let mut hooks = options.hooks.clone();
+        hooks.browser = Arc::new(ShowingSignIn {
+            browser: Arc::clone(&options.hooks.browser),
+            source: weak,
+            epoch,
+        });
         let connect_options = ConnectOptions {
             name: self.config.name.clone(),
-            hooks: options.hooks.clone(),
+            hooks,
             handshake_timeout: options.handshake_timeout,
             log: Arc::clone(&self.log),
             list_changed: Arc::new(move || {
@@ -199,11 +232,16 @@ impl Source {
             }),
             closed: Arc::new(move |why| closed(&on_close, epoch, why)),
             env: Arc::clone(&options.env),
-            sign_ins: options.sign_ins.clone(),
+            sign_in: SignInContext {
+                files: options.sign_ins.clone(),
+                trace: Arc::clone(&self.trace),
+                policy,
+            },
         };
         match connect(&self.config.transport, connect_options).await {
             Ok(connection) => {
                 let connection = Arc::new(connection);
+                let signed_in = connection.signed_in().await;
                 {
                     let mut live = self.live();
                     if live.epoch != epoch {
@@ -211,16 +249,29 @@ impl Source {
                         return;
                     }
                     live.connection = Some(Arc::clone(&connection));
+                    live.signed_in = signed_in;
                 }
                 self.refresh(epoch).await;
             }
-            Err(e) => self.set_status(
-                epoch,
-                SourceStatus::Failed {
-                    reason: with_log_tail(e.to_string(), &self.log),
-                },
-            ),
+            Err(e) => self.set_status(epoch, self.failure_status(e)),
         }
+    }
+
+    /// A connection that could not be made or used: a sign-in the person has to start is not
+    /// a failure.
+    fn failure_status(&self, error: ConnectError) -> SourceStatus {
+        match error {
+            ConnectError::SignInRequired(reason) => SourceStatus::SignInRequired { reason },
+            other => SourceStatus::Failed {
+                reason: with_log_tail(other.to_string(), &self.log),
+            },
+        }
+    }
+
+    /// A call was refused until the person signs in: say so in Sources too.
+    pub(crate) fn require_sign_in(&self, reason: String) {
+        let epoch = self.live().epoch;
+        self.set_status(epoch, SourceStatus::SignInRequired { reason });
     }
 
     /// Lists the tools again and replaces this server's tool in the registry.
@@ -231,12 +282,7 @@ impl Source {
         let tools = match connection.list_tools().await {
             Ok(tools) => tools,
             Err(e) => {
-                self.set_status(
-                    epoch,
-                    SourceStatus::Failed {
-                        reason: with_log_tail(e.to_string(), &self.log),
-                    },
-                );
+                self.set_status(epoch, self.failure_status(e));
                 return;
             }
         };
@@ -256,12 +302,14 @@ impl Source {
             methods,
         };
         let count = u32::try_from(info.methods.len()).unwrap_or(u32::MAX);
+        let signed_in = connection.signed_in().await;
         {
             let mut live = self.live();
             if live.epoch != epoch {
                 return;
             }
             live.names = names;
+            live.signed_in = signed_in;
         }
         let tool = Arc::new(McpTool {
             source: Arc::clone(self),
@@ -282,9 +330,31 @@ impl Source {
     fn disconnect(&self) {
         let mut live = self.live();
         live.epoch += 1;
+        live.signed_in = false;
         if let Some(connection) = live.connection.take() {
             connection.close();
         }
+    }
+}
+
+/// The front end's browser, first showing in Sources that the connection now waits for it.
+struct ShowingSignIn {
+    browser: Arc<dyn Browser>,
+    source: Weak<Source>,
+    epoch: u64,
+}
+
+impl Browser for ShowingSignIn {
+    fn open(&self, server: &str, url: &str) -> Result<(), String> {
+        if let Some(source) = self.source.upgrade() {
+            source.set_status(
+                self.epoch,
+                SourceStatus::SigningIn {
+                    page: url.to_owned(),
+                },
+            );
+        }
+        self.browser.open(server, url)
     }
 }
 

@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use toolscope_engine::types::ToolInfo;
 use toolscope_engine::{BoxFuture, CallContext, Tool, ToolFailure, WireCall};
 
+use crate::oauth::OAuthError;
 use crate::result::into_value;
 use crate::sources::Source;
 use crate::task_support::{refused_as_plain_call, TaskMode};
@@ -107,6 +108,14 @@ impl McpTool {
         else {
             return Err(self.source.call_failure(refused));
         };
+        if let Err(OAuthError::SignInRequired(why)) = answer {
+            let message = format!(
+                "MCP server '{}' refused the call: {why}; sign in to it in Sources",
+                self.source.config.name
+            );
+            self.source.require_sign_in(why);
+            return Err(ToolFailure::Transport(message));
+        }
         if let Err(e) = answer {
             return Err(ToolFailure::Transport(format!(
                 "MCP server '{}' refused the call until signed in, and signing in failed: {e}",

@@ -7,11 +7,21 @@
 //! elicitation, roots and sampling ([`features`], with MCP 2025-11-25 tasks provided by
 //! [`task_front`] between stdio and rmcp).
 //!
+//! With `--http-oauth [--token-lifetime SECS]` it serves the same tools over streamable HTTP
+//! instead, behind OAuth, as its own authorization server ([`oauth_http`]): the client's
+//! sign-in is tested against it.
+//!
 //! Everything it logs goes to stderr: stdout carries JSON-RPC only (except what `garbage`
 //! writes there on purpose).
 
 #[path = "testserver/features.rs"]
 mod features;
+#[path = "testserver/oauth_http.rs"]
+mod oauth_http;
+#[path = "testserver/oauth_server.rs"]
+mod oauth_server;
+#[path = "testserver/oauth_token.rs"]
+mod oauth_token;
 #[path = "testserver/task_front.rs"]
 mod task_front;
 #[path = "testserver/task_state.rs"]
@@ -273,6 +283,23 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--tools") {
         server.generated = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(0);
+    }
+    if args.iter().any(|a| a == "--http-oauth") {
+        let lifetime = match args.iter().position(|a| a == "--token-lifetime") {
+            Some(i) => match args.get(i + 1).and_then(|n| n.parse().ok()) {
+                Some(seconds) => seconds,
+                None => {
+                    eprintln!("--token-lifetime needs a number of seconds");
+                    std::process::exit(2);
+                }
+            },
+            None => 3600,
+        };
+        if let Err(e) = oauth_http::run(Duration::from_secs(lifetime)).await {
+            eprintln!("toolscope-mcp-testserver: {e}");
+            std::process::exit(1);
+        }
+        return;
     }
     if args.iter().any(|a| a == "--fail-to-start") {
         eprintln!("refusing to start: --fail-to-start was given");

@@ -8,26 +8,26 @@
 //! the challenge or `scopes_supported`, PKCE, the code exchange, the token endpoint's auth
 //! method, refresh before expiry and on a 401). What a native client adds around it lives here:
 //! the loopback redirect ([`callback`]), the person's browser (a front-end hook, [`Browser`]),
-//! and errors that say what to do.
+//! answering refusals on a live connection ([`authorizer`]), a trace of every step
+//! ([`trace`], fed by the HTTP client in [`http`]), and errors that say what to do.
 
+pub mod authorizer;
+pub mod browser;
 pub mod callback;
+mod http;
 pub mod store;
+pub mod trace;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, OAuthState, WWWAuthenticateParams,
-};
+use rmcp::transport::auth::{AuthError, AuthorizationManager, AuthorizationRequest, OAuthState};
 use serde::{Deserialize, Serialize};
-use tokio::sync::Mutex;
 
+pub use self::authorizer::{Authorizer, SignInPolicy, MAX_SIGN_INS};
 use self::callback::CallbackListener;
 use self::store::{FileCredentialStore, SignInFiles};
-
-/// Sign-ins one connection may start: a server that keeps refusing must not keep opening the
-/// browser (the first sign-in, a step-up, and one more).
-pub const MAX_SIGN_INS: u32 = 3;
+use self::trace::{mask_url, SignInTrace, StepOutcome};
 /// How long restoring a stored sign-in may spend discovering the authorization server again.
 const RESTORE_DISCOVERY_LIMIT: Duration = Duration::from_secs(10);
 /// How long a sign-in waits for the browser to come back.
@@ -72,8 +72,20 @@ impl Browser for NoBrowser {
     }
 }
 
+/// Where one server's sign-ins are kept and shown, and whether one may start unasked.
+#[derive(Debug, Clone, Default)]
+pub struct SignInContext {
+    /// `None` keeps a sign-in for its connection only.
+    pub files: Option<SignInFiles>,
+    pub trace: Arc<SignInTrace>,
+    pub policy: SignInPolicy,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OAuthError {
+    /// The server refused, and the policy leaves signing in to the person.
+    #[error("{0}: sign in to use it")]
+    SignInRequired(String),
     #[error("could not listen on 127.0.0.1 for the sign-in redirect: {0}")]
     Listener(String),
     #[error("could not open the sign-in page: {0}")]
@@ -131,8 +143,9 @@ fn explain(error: &AuthError) -> String {
 
 /// Runs one sign-in for the MCP server at `url`: discovery (seeded from the 401's
 /// `WWW-Authenticate` when there is one), client identity, the browser, the redirect, and the
-/// token exchange. The manager returned holds the token and refreshes it.
-/// With `files`, the token is written there (and rewritten on every refresh).
+/// token exchange. The manager returned holds the token and refreshes it. Every step goes to
+/// the context's trace, which starts over; with its `files`, the token is written there (and
+/// rewritten on every refresh).
 pub async fn sign_in(
     server: &str,
     url: &str,
@@ -140,12 +153,40 @@ pub async fn sign_in(
     client: &OAuthClientConfig,
     browser: &dyn Browser,
     wait: Duration,
-    files: Option<&SignInFiles>,
+    context: &SignInContext,
+) -> Result<AuthorizationManager, OAuthError> {
+    let trace = &context.trace;
+    trace.begin();
+    if let Some(challenge) = challenge {
+        trace.push(
+            "Refused by the server",
+            StepOutcome::Info,
+            None,
+            Some(format!("WWW-Authenticate: {challenge}")),
+            Some("the challenge names where to discover how to sign in".into()),
+        );
+    }
+    let outcome = run_sign_in(server, url, challenge, client, browser, wait, context).await;
+    match &outcome {
+        Ok(_) => trace.note("Signed in", StepOutcome::Done, "the token is in use"),
+        Err(e) => trace.note("Stopped", StepOutcome::Failed, e.to_string()),
+    }
+    outcome
+}
+
+async fn run_sign_in(
+    server: &str,
+    url: &str,
+    challenge: Option<&str>,
+    client: &OAuthClientConfig,
+    browser: &dyn Browser,
+    wait: Duration,
+    context: &SignInContext,
 ) -> Result<AuthorizationManager, OAuthError> {
     require_tls_off_loopback(url, "the MCP server")?;
     let listener = CallbackListener::bind().await?;
-    let mut manager = AuthorizationManager::new(url).await?;
-    if let Some(files) = files {
+    let mut manager = manager_for(url, &context.trace).await?;
+    if let Some(files) = &context.files {
         manager.set_credential_store(FileCredentialStore::new(
             files.clone(),
             server,
@@ -180,11 +221,42 @@ pub async fn sign_in(
     let page = state.get_authorization_url().await?;
     require_tls_off_loopback(&page, "the authorization page")?;
     browser.open(server, &page).map_err(OAuthError::Browser)?;
+    context.trace.push(
+        "Sign-in page opened in the browser",
+        StepOutcome::Info,
+        Some(format!("GET {}", mask_url(&page))),
+        None,
+        Some(format!(
+            "waiting up to {} s for the browser to come back to {}",
+            wait.as_secs(),
+            listener.redirect_uri()
+        )),
+    );
     let redirect = listener.wait(wait).await?;
+    context.trace.push(
+        "Redirect received",
+        StepOutcome::Done,
+        Some(format!("GET {}", mask_url(&redirect))),
+        None,
+        None,
+    );
     state.handle_callback_url(&redirect).await?;
     state
         .into_authorization_manager()
         .ok_or_else(|| OAuthError::Flow("the sign-in ended without a token".into()))
+}
+
+/// A manager for the server at `url` whose requests go through Toolscope's traced,
+/// address-checked client; with no token yet, the connection's first refusal starts a sign-in.
+pub async fn manager_for(
+    url: &str,
+    trace: &Arc<SignInTrace>,
+) -> Result<AuthorizationManager, OAuthError> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| OAuthError::Flow(format!("the MCP server has no valid address ({e})")))?;
+    let client =
+        http::TracedHttpClient::new(&parsed, Arc::clone(trace)).map_err(OAuthError::Flow)?;
+    Ok(AuthorizationManager::new_with_oauth_http_client(url, Arc::new(client)).await?)
 }
 
 /// Tokens and codes travel in the clear over `http://`: only a loopback address may use it.
@@ -212,9 +284,20 @@ fn require_tls_off_loopback(address: &str, what: &str) -> Result<(), OAuthError>
 /// (the authorization server's metadata, discovered again, and the client). `None` when
 /// nothing is stored. Metadata that cannot be fetched now leaves the token usable until it
 /// expires.
-pub async fn restore(server: &str, url: &str, files: &SignInFiles) -> Option<AuthorizationManager> {
+pub async fn restore(
+    server: &str,
+    url: &str,
+    files: &SignInFiles,
+    trace: &Arc<SignInTrace>,
+) -> Option<AuthorizationManager> {
     let saved = files.load(server, url)?;
-    let mut manager = AuthorizationManager::new(url).await.ok()?;
+    trace.begin();
+    trace.note(
+        "Stored sign-in found",
+        StepOutcome::Info,
+        "signed in on an earlier run; discovering the authorization server again to refresh it",
+    );
+    let mut manager = manager_for(url, trace).await.ok()?;
     manager.set_credential_store(FileCredentialStore::new(
         files.clone(),
         server,
@@ -233,144 +316,18 @@ pub async fn restore(server: &str, url: &str, files: &SignInFiles) -> Option<Aut
         if let Some(secret) = saved.client_secret {
             client = client.with_client_secret(secret);
         }
-        let _ = manager.configure_client(client);
+        if let Err(e) = manager.configure_client(client) {
+            trace.note("Stored sign-in", StepOutcome::Failed, explain(&e));
+        }
+    } else {
+        trace.note(
+            "Stored sign-in",
+            StepOutcome::Failed,
+            "the authorization server could not be discovered now: the stored token is used \
+             until it expires, and cannot be refreshed",
+        );
     }
     Some(manager)
-}
-
-/// Signs a connection in, at the handshake or later: a `401` on any request (a server may let
-/// the handshake through and refuse `tools/list`, or revoke a token) or a `403` with
-/// `insufficient_scope` (step-up: the scopes held plus the ones asked for). The token lands in
-/// the manager the connection's transport shares, so the retried request carries it.
-pub struct Authorizer {
-    server: String,
-    url: String,
-    settings: OAuthClientConfig,
-    browser: Arc<dyn Browser>,
-    manager: Arc<Mutex<AuthorizationManager>>,
-    files: Option<SignInFiles>,
-    /// Sign-ins so far and the scopes the last one was granted; held across a sign-in, so
-    /// requests refused together start one sign-in, not several.
-    state: Mutex<Signed>,
-}
-
-#[derive(Default)]
-struct Signed {
-    count: u32,
-    granted: Vec<String>,
-}
-
-impl Authorizer {
-    pub fn new(
-        server: String,
-        url: String,
-        settings: OAuthClientConfig,
-        browser: Arc<dyn Browser>,
-        manager: Arc<Mutex<AuthorizationManager>>,
-        files: Option<SignInFiles>,
-    ) -> Self {
-        Self {
-            server,
-            url,
-            settings,
-            browser,
-            manager,
-            files,
-            state: Mutex::new(Signed::default()),
-        }
-    }
-
-    /// Answers one refusal. `sign_ins_seen` is what [`Self::sign_ins`] said when the refused
-    /// request was sent: if another request signed in since, that request is only retried.
-    pub async fn authorize(&self, challenge: &str, sign_ins_seen: u32) -> Result<(), OAuthError> {
-        let mut signed = self.state.lock().await;
-        if signed.count != sign_ins_seen {
-            return Ok(());
-        }
-        let params = url::Url::parse(&self.url)
-            .map(|base| WWWAuthenticateParams::parse(challenge, &base))
-            .unwrap_or_default();
-        let mut settings = self.settings.clone();
-        if params.is_insufficient_scope() {
-            let required: Vec<String> = params
-                .scope
-                .as_deref()
-                .unwrap_or_default()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect();
-            if required.iter().all(|scope| signed.granted.contains(scope)) {
-                return Err(OAuthError::Flow(format!(
-                    "the server refuses the request for lack of scope ({}), although the token \
-                     holds {}; signing in again would not change that",
-                    params.scope.as_deref().unwrap_or("none named"),
-                    describe_scopes(&signed.granted)
-                )));
-            }
-            let mut union = signed.granted.clone();
-            union.extend(required.into_iter().filter(|s| !signed.granted.contains(s)));
-            settings.scopes = union;
-        }
-        if signed.count >= MAX_SIGN_INS {
-            return Err(OAuthError::Flow(format!(
-                "the server still refuses after {MAX_SIGN_INS} sign-ins on this connection; \
-                 reconnect it to try again"
-            )));
-        }
-        signed.count += 1;
-        let challenge = Some(challenge).filter(|c| !c.trim().is_empty());
-        let manager = sign_in(
-            &self.server,
-            &self.url,
-            challenge,
-            &settings,
-            self.browser.as_ref(),
-            SIGN_IN_WAIT,
-            self.files.as_ref(),
-        )
-        .await?;
-        signed.granted = granted_scopes(&manager).await;
-        if signed.granted.is_empty() {
-            // A token response may leave `scope` out when it grants what was asked.
-            signed.granted = settings.scopes;
-        }
-        *self.manager.lock().await = manager;
-        Ok(())
-    }
-
-    /// How many sign-ins this connection has made.
-    pub async fn sign_ins(&self) -> u32 {
-        self.state.lock().await.count
-    }
-
-    /// The current access token, for the connection's redaction list.
-    pub async fn access_token(&self) -> Option<String> {
-        self.manager.lock().await.get_access_token().await.ok()
-    }
-}
-
-/// The scopes the token response granted (its `scope`, space-separated), read from its JSON
-/// form rather than through the oauth2 crate's traits.
-async fn granted_scopes(manager: &AuthorizationManager) -> Vec<String> {
-    let Ok((_, Some(token))) = manager.get_credentials().await else {
-        return Vec::new();
-    };
-    serde_json::to_value(&token)
-        .ok()
-        .and_then(|json| {
-            json.get("scope")
-                .and_then(|s| s.as_str().map(str::to_owned))
-        })
-        .map(|scope| scope.split_whitespace().map(str::to_owned).collect())
-        .unwrap_or_default()
-}
-
-fn describe_scopes(scopes: &[String]) -> String {
-    if scopes.is_empty() {
-        "no scopes".into()
-    } else {
-        scopes.join(" ")
-    }
 }
 
 #[cfg(test)]
@@ -386,7 +343,7 @@ mod tests {
             &OAuthClientConfig::default(),
             &NoBrowser,
             Duration::from_secs(1),
-            None,
+            &SignInContext::default(),
         )
         .await;
         match outcome {

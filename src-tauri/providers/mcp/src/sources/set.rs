@@ -11,8 +11,12 @@ use toolscope_engine::Registry;
 use super::{
     Approvals, Live, Source, SourceError, SourceFiles, SourceOptions, SourceState, SourceStatus,
 };
-use crate::config::{import, ConfigError, ImportReport, McpServerConfig};
+use crate::config::{
+    expand_variables, import, ConfigError, ImportReport, McpServerConfig, McpTransport,
+};
 use crate::connection::ServerLog;
+use crate::oauth::trace::SignInStep;
+use crate::oauth::SignInPolicy;
 use toolscope_engine::naming::{tool_id_for, MethodNames};
 
 pub struct McpSources {
@@ -208,9 +212,11 @@ impl McpSources {
                 connection: None,
                 names: MethodNames::default(),
                 epoch: 0,
+                signed_in: false,
             }),
             registry: Arc::clone(&self.registry),
             changed: Arc::clone(&self.changed),
+            trace: Arc::default(),
         });
         map.insert(name, Arc::clone(&source));
         drop(map);
@@ -218,7 +224,45 @@ impl McpSources {
         Ok(source)
     }
 
+    /// Connects the server now allowing the browser to open for its sign-in (the person
+    /// asked to sign in).
+    pub async fn sign_in(&self, name: &str) -> Result<SourceState, SourceError> {
+        let source = self.get(name)?;
+        self.start_with(&source, SignInPolicy::Automatic).await;
+        Ok(source.state())
+    }
+
+    /// Forgets the server's stored sign-in and connects it again without one. `Ok` also when
+    /// nothing was stored.
+    pub async fn sign_out(&self, name: &str) -> Result<SourceState, SourceError> {
+        let source = self.get(name)?;
+        let McpTransport::Http { url, .. } = &source.config.transport else {
+            return Err(SourceError::NotSignedIn(name.to_owned()));
+        };
+        source.disconnect();
+        if let Some(files) = &self.options.sign_ins {
+            // Sign-ins are kept under the URL the connection used, `${VAR}`s expanded.
+            let url = expand_variables(url, "url", &*self.options.env)
+                .map_err(|e| SourceError::SignOut(e.to_string()))?;
+            files
+                .forget(&source.config.name, &url)
+                .map_err(|e| SourceError::SignOut(e.to_string()))?;
+        }
+        source.trace.begin();
+        self.start(&source).await;
+        Ok(source.state())
+    }
+
+    /// The steps of the server's last sign-in (and the refreshes since).
+    pub fn sign_in_steps(&self, name: &str) -> Result<Vec<SignInStep>, SourceError> {
+        self.get(name).map(|s| s.trace.steps())
+    }
+
     async fn start(&self, source: &Arc<Source>) {
+        self.start_with(source, self.options.sign_in_policy).await;
+    }
+
+    async fn start_with(&self, source: &Arc<Source>, policy: SignInPolicy) {
         if !source.config.enabled {
             source.disconnect();
             self.registry.unregister(&source.tool_id);
@@ -238,7 +282,7 @@ impl McpSources {
                 return;
             }
         }
-        source.connect(&self.options).await;
+        source.connect(&self.options, policy).await;
     }
 
     fn save(&self) -> Result<(), SourceError> {
