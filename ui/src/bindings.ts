@@ -1058,7 +1058,7 @@ export type Shape = "openai_chat" | "openai_responses" | "openai_functions" | "a
 /**  One step of a sign-in. */
 export type SignInStep = {
 	/**  Milliseconds since the trace began. */
-	elapsedMs: number,
+	elapsed_ms: number,
 	/**  What the step is, in words ("Authorization server metadata (RFC 8414)"). */
 	title: string,
 	outcome: StepOutcome,

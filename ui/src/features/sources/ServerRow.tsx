@@ -3,6 +3,7 @@ import { useState } from "react";
 
 import type { SourceState } from "../../lib/ipc";
 import { ServerLog } from "./ServerLog";
+import { SignInSteps } from "./SignInSteps";
 import { FailureReason, StatusBadge } from "./StatusBadge";
 import { summarize } from "./summary";
 import type { ServerAction } from "./useMcpServers";
@@ -23,14 +24,18 @@ const BUSY_LABEL: Record<ServerAction, string> = {
   remove: "Removing…",
   enable: "Enabling…",
   disable: "Disabling…",
+  "sign in": "Signing in… (finish in your browser)",
+  "sign out": "Signing out…",
 };
 
 export function ServerRow({ server, busy, error, onAction, onAskApproval, onAskRemove, onEdit }: Props) {
   const [showLog, setShowLog] = useState(false);
+  const [showSteps, setShowSteps] = useState(false);
   const { config, status } = server;
   const summary = summarize(config.transport);
   const enabled = config.enabled ?? true;
   const name = config.name;
+  const http = config.transport.type === "http";
 
   return (
     <li className="src-server" data-testid="server-item" data-name={name} data-state={status.state}>
@@ -72,6 +77,32 @@ export function ServerRow({ server, busy, error, onAction, onAskApproval, onAskR
             }}
           >
             Approve and start…
+          </button>
+        )}
+        {status.state === "sign_in_required" && (
+          <button
+            type="button"
+            className="button src-small src-primary"
+            data-testid="server-sign-in"
+            disabled={busy !== undefined}
+            onClick={() => {
+              onAction(server, "sign in");
+            }}
+          >
+            Sign in
+          </button>
+        )}
+        {server.signed_in && (
+          <button
+            type="button"
+            className="button src-small"
+            data-testid="server-sign-out"
+            disabled={busy !== undefined}
+            onClick={() => {
+              onAction(server, "sign out");
+            }}
+          >
+            Sign out
           </button>
         )}
         <button
@@ -118,6 +149,19 @@ export function ServerRow({ server, busy, error, onAction, onAskApproval, onAskR
         >
           {showLog ? "Hide output" : "Output"}
         </button>
+        {http && (
+          <button
+            type="button"
+            className="button src-small"
+            data-testid="server-sign-in-steps"
+            aria-expanded={showSteps}
+            onClick={() => {
+              setShowSteps((shown) => !shown);
+            }}
+          >
+            {showSteps ? "Hide sign-in steps" : "Sign-in steps"}
+          </button>
+        )}
         <button
           type="button"
           className="button src-small src-danger-link"
@@ -141,6 +185,7 @@ export function ServerRow({ server, busy, error, onAction, onAskApproval, onAskR
         </p>
       )}
       {showLog && <ServerLog name={name} />}
+      {showSteps && <SignInSteps name={name} />}
     </li>
   );
 }

@@ -11,6 +11,10 @@ function label(status: SourceStatus): string {
       return "connecting…";
     case "ready":
       return `ready · ${String(status.tools)} ${status.tools === 1 ? "tool" : "tools"}`;
+    case "sign_in_required":
+      return "sign in required";
+    case "signing_in":
+      return "signing in…";
     case "failed":
       return "failed";
   }
@@ -21,6 +25,8 @@ const TONE: Record<SourceStatus["state"], string> = {
   awaiting_approval: "src-badge-warn",
   connecting: "src-badge-info",
   ready: "badge-ok",
+  sign_in_required: "src-badge-warn",
+  signing_in: "src-badge-info",
   failed: "src-badge-danger",
 };
 
@@ -39,12 +45,32 @@ export function StatusBadge({ status }: { status: SourceStatus }) {
   );
 }
 
-/** The reason a server failed, on its own line under the row's head. */
+/**
+ * Under the row's head: why a server failed, why it waits for a sign-in, or where the sign-in
+ * page is (for a browser that did not open, or another one).
+ */
 export function FailureReason({ status }: { status: SourceStatus }) {
-  if (status.state !== "failed") return null;
-  return (
-    <p className="src-failure" data-testid="server-failure">
-      {status.reason}
-    </p>
-  );
+  switch (status.state) {
+    case "failed":
+      return (
+        <p className="src-failure" data-testid="server-failure">
+          {status.reason}
+        </p>
+      );
+    case "sign_in_required":
+      return (
+        <p className="src-warning src-sign-in-note" data-testid="server-sign-in-reason">
+          {status.reason}. Sign in opens the server&apos;s sign-in page in your browser.
+        </p>
+      );
+    case "signing_in":
+      return (
+        <p className="src-sign-in-note muted" data-testid="server-signing-in">
+          Finish signing in in your browser. If no page opened, open this address:{" "}
+          <code className="src-sign-in-page">{status.page}</code>
+        </p>
+      );
+    default:
+      return null;
+  }
 }

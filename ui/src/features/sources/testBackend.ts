@@ -12,6 +12,7 @@ import type {
   Mock,
   SetImportReport,
   SetSummary,
+  SignInStep,
   SourceState,
   ToolSet,
   WasmToolsView,
@@ -33,6 +34,7 @@ export const SERVERS: SourceState[] = [
     tool_id: "files",
     command_line: "API_TOKEN=sk-secret-env-value npx -y @modelcontextprotocol/server-filesystem '/tmp/my dir'",
     status: { state: "ready", tools: 14, server: "secure-filesystem-server 0.2.0" },
+    signed_in: false,
   },
   {
     config: {
@@ -43,24 +45,28 @@ export const SERVERS: SourceState[] = [
     tool_id: "remote",
     command_line: null,
     status: { state: "failed", reason: "connection refused (os error 111) while sending the initialize request to https://mcp.example.com/mcp" },
+    signed_in: false,
   },
   {
     config: { name: "fresh", transport: { type: "stdio", command: "/opt/bin/server", args: ["--stdio"] }, enabled: true },
     tool_id: "fresh",
     command_line: "/opt/bin/server --stdio",
     status: { state: "awaiting_approval", command_line: "/opt/bin/server --stdio" },
+    signed_in: false,
   },
   {
     config: { name: "off", transport: { type: "stdio", command: "off-server" }, enabled: false },
     tool_id: "off",
     command_line: "off-server",
     status: { state: "disabled" },
+    signed_in: false,
   },
   {
     config: { name: "starting", transport: { type: "http", url: "http://127.0.0.1:9000/mcp" }, enabled: true },
     tool_id: "starting",
     command_line: null,
     status: { state: "connecting" },
+    signed_in: false,
   },
 ];
 
@@ -145,6 +151,8 @@ export interface SourcesBackend {
   wasm: WasmToolsView;
   files: Record<string, string>;
   logs: Record<string, string[]>;
+  /** Server name → the steps of its last sign-in. */
+  steps: Record<string, SignInStep[]>;
   imported: ToolSet[];
   /** The endpoint profiles' names and the one MCP sampling goes to. */
   profiles: string[];
@@ -160,6 +168,7 @@ function stateOf(config: McpServerConfig): SourceState {
     tool_id: config.name,
     command_line: line,
     status: line === null ? { state: "connecting" } : { state: "awaiting_approval", command_line: line },
+    signed_in: false,
   };
 }
 
@@ -205,6 +214,7 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
     wasm: structuredClone(WASM_VIEW),
     files: { "weather.toml": 'id = "weather"\n', "broken.json": '{"id": "broken"}\n' },
     logs: { files: ["Secure MCP Filesystem Server running on stdio", "Allowed directories: [ '/tmp/my dir' ]"] },
+    steps: {},
     imported: [structuredClone(BILLING)],
     profiles: ["local"],
     samplingProfile: null,
@@ -246,6 +256,20 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
         }
         case "mcp_log":
           return backend.logs[String(args.name)] ?? [];
+        case "mcp_sign_in": {
+          const server = find(args.name);
+          server.status = { state: "ready", tools: 3, server: "tracker 1.0" };
+          server.signed_in = true;
+          return server;
+        }
+        case "mcp_sign_out": {
+          const server = find(args.name);
+          server.status = { state: "sign_in_required", reason: "the server requires signing in" };
+          server.signed_in = false;
+          return server;
+        }
+        case "mcp_sign_in_steps":
+          return backend.steps[String(args.name)] ?? [];
         case "mcp_import": {
           const report: ImportReport = { servers: [], warnings: [] };
           return report;

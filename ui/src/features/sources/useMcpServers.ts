@@ -8,7 +8,7 @@ import { useCallback, useState } from "react";
 import { errorMessage, ipc, type McpServerConfig, type SourceState } from "../../lib/ipc";
 import { useSourceQuery } from "./useSourceQuery";
 
-export type ServerAction = "reconnect" | "approve" | "remove" | "enable" | "disable";
+export type ServerAction = "reconnect" | "approve" | "remove" | "enable" | "disable" | "sign in" | "sign out";
 
 export interface McpServers {
   servers: SourceState[] | null;
@@ -36,6 +36,10 @@ function runAction(server: SourceState, action: ServerAction): Promise<unknown> 
       return ipc.mcpReconnect(name);
     case "approve":
       return ipc.mcpApprove(name);
+    case "sign in":
+      return ipc.mcpSignIn(name);
+    case "sign out":
+      return ipc.mcpSignOut(name);
     case "remove":
       return ipc.mcpRemove(name);
     case "enable":

@@ -60,7 +60,6 @@ pub enum StepOutcome {
 /// One step of a sign-in.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
 pub struct SignInStep {
     /// Milliseconds since the trace began.
     pub elapsed_ms: u32,
