@@ -15,6 +15,7 @@ import path from "node:path";
 import { agentConversation, agentRecorded, startModelServer } from "./lib/agent.mjs";
 import { pasteInto } from "./lib/editor.mjs";
 import { samplingScenario } from "./lib/sampling.mjs";
+import { browserStandIn, signInRemembered, signInScenario, startOAuthServer } from "./lib/signIn.mjs";
 import { metricsScenario, settingsRemembered, settingsScenario } from "./lib/settingsMetrics.mjs";
 import { wasmRemembered, wasmScenario } from "./lib/wasm.mjs";
 import {
@@ -89,6 +90,8 @@ const DESTRUCTIVE_REPLY = [
 // ---------------------------------------------------------------------------------------------
 
 let modelServer = null; // the scripted model server of the agent scenarios
+let oauthServer = null; // the test server's OAuth-protected mode, for the sign-in scenarios
+let standIn = null; // the app's $BROWSER during the run: follows the sign-in redirect
 const results = []; // {name, status: "passed"|"failed"|"skipped", ms, error?}
 let browser = null;
 let driver = null;
@@ -830,11 +833,13 @@ async function main() {
   checkPrerequisites();
   xdg = makeXdgHome();
   log(`host: ${hostSummary()}; data dirs: ${xdg.home}`);
+  standIn = browserStandIn(xdg.home);
   driver = await startDriver({
     env: {
       XDG_DATA_HOME: xdg.XDG_DATA_HOME,
       XDG_CONFIG_HOME: xdg.XDG_CONFIG_HOME,
       XDG_CACHE_HOME: xdg.XDG_CACHE_HOME,
+      ...standIn.env,
     },
   });
   try {
@@ -847,6 +852,10 @@ async function main() {
     await scenario("4c hermes reply: auto-detected, replayed as a stream", replayScenario);
     await scenario("6 sources: add the MCP test server, approve its command line, status ready", sourcesScenario);
     await scenario("7 MCP tools: found in Discovery, run in the Executor (text, progress, rich content)", mcpCallScenario);
+    await scenario("18 MCP sign-in: an OAuth-protected server asks first, signs in through the browser, shows its steps, refreshes an expired token", async () => {
+      oauthServer = await startOAuthServer(MCP_TEST_SERVER);
+      await signInScenario({ browser, showPane, server: oauthServer, standIn });
+    });
     await scenario("10 imported tools: paste a tools array, mock it, find it in Discovery, check and run a reply against it", importedScenario);
     await scenario("13 WASM tools: add the built textkit directory in Sources, run textkit_match in the Executor, history entry", async () => {
       await wasmScenario({ browser, showPane });
@@ -871,9 +880,13 @@ async function main() {
       agentRecorded({ browser, showPane }),
     );
     await scenario("16 settings after the restart: the saved timeout is still shown", () => settingsRemembered({ browser, showPane }));
+    await scenario("19 MCP sign-in after the restart: still signed in without the browser, then signed out", () =>
+      signInRemembered({ browser, showPane, server: oauthServer, standIn, xdg }),
+    );
     await scenario("9 a corrupt settings file is set aside with a visible notice at the next start", corruptSettingsScenario);
   } finally {
     modelServer?.stop();
+    oauthServer?.stop();
     if (browser) await closeSession(browser, driver).catch(() => {});
     await driver.stop();
   }

@@ -123,6 +123,8 @@ pub struct Connection {
     /// The secrets this connection was started with: its results, errors and log lines must
     /// not carry them.
     pub secrets: Arc<Redactor>,
+    /// `secrets` plus the token in use now, which a refresh replaces during the session.
+    with_token: Mutex<(Option<String>, Arc<Redactor>)>,
     /// Which tools must be called as tasks, as far as the transport shows it.
     pub wire: Arc<WireFacts>,
     /// Signs an HTTP connection in when the server refuses a request (`None`: stdio).
@@ -156,6 +158,25 @@ impl Connection {
             };
             ConnectError::ListTools(self.secrets.redact(&message))
         })
+    }
+
+    /// What results and errors must not carry: the connection's secrets and the token in use
+    /// now (a refresh or a new sign-in replaces it mid-session).
+    pub async fn redactor(&self) -> Arc<Redactor> {
+        let token = match &self.authorizer {
+            Some(authorizer) => authorizer.current_token().await,
+            None => None,
+        };
+        let Some(token) = token.filter(|t| t.chars().count() >= MIN_SECRET_CHARS) else {
+            return Arc::clone(&self.secrets);
+        };
+        let mut cached = self.with_token.lock().unwrap_or_else(|e| e.into_inner());
+        if cached.0.as_deref() != Some(token.as_str()) {
+            let mut redactor = (*self.secrets).clone();
+            redactor.add(&token);
+            *cached = (Some(token), Arc::new(redactor));
+        }
+        Arc::clone(&cached.1)
     }
 
     /// Whether the connection holds a token from a sign-in.
@@ -310,6 +331,7 @@ pub async fn connect(
         server,
         shutdown,
         secrets: Arc::new(snapshot(&secrets)),
+        with_token: Mutex::new((None, Arc::new(snapshot(&secrets)))),
         wire,
         authorizer,
     })

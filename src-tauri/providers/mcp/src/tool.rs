@@ -44,9 +44,12 @@ impl Tool for McpTool {
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
             let (connection, mcp_name) = self.source.route(method)?;
-            let secrets = Arc::clone(&connection.secrets);
-            self.call_on(connection, mcp_name, args, ctx)
-                .await
+            let outcome = self
+                .call_on(Arc::clone(&connection), mcp_name, args, ctx)
+                .await;
+            // Read after the call: a refresh during it replaced the token a server may echo.
+            let secrets = connection.redactor().await;
+            outcome
                 .map(|value| secrets.redact_value(value))
                 .map_err(|failure| secrets.redact_failure(failure))
         })

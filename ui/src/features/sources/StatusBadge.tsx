@@ -45,6 +45,11 @@ export function StatusBadge({ status }: { status: SourceStatus }) {
   );
 }
 
+/** The backend's reasons are clauses ("the server requires signing in"); here one starts a sentence. */
+function sentence(clause: string): string {
+  return clause.charAt(0).toUpperCase() + clause.slice(1);
+}
+
 /**
  * Under the row's head: why a server failed, why it waits for a sign-in, or where the sign-in
  * page is (for a browser that did not open, or another one).
@@ -60,7 +65,7 @@ export function FailureReason({ status }: { status: SourceStatus }) {
     case "sign_in_required":
       return (
         <p className="src-warning src-sign-in-note" data-testid="server-sign-in-reason">
-          {status.reason}. Sign in opens the server&apos;s sign-in page in your browser.
+          {sentence(status.reason)}. Sign in opens the server&apos;s sign-in page in your browser.
         </p>
       );
     case "signing_in":

@@ -157,6 +157,13 @@ impl Authorizer {
         )
     }
 
+    /// The token held now, as it is (no refresh), for redacting what comes back.
+    pub async fn current_token(&self) -> Option<String> {
+        let (_, token) = self.manager.lock().await.get_credentials().await.ok()?;
+        let json = serde_json::to_value(token?).ok()?;
+        json.get("access_token")?.as_str().map(str::to_owned)
+    }
+
     /// The current access token, for the connection's redaction list.
     pub async fn access_token(&self) -> Option<String> {
         self.manager.lock().await.get_access_token().await.ok()
