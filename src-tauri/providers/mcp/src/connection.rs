@@ -89,9 +89,8 @@ impl ConnectError {
         match self {
             Self::Handshake(message) => Self::Handshake(secrets.redact(&message)),
             Self::ListTools(message) => Self::ListTools(secrets.redact(&message)),
-            Self::SignIn(OAuthError::Flow(message)) => {
-                Self::SignIn(OAuthError::Flow(secrets.redact(&message)))
-            }
+            Self::SignIn(error) => Self::SignIn(error.redacted(secrets)),
+            Self::SignInRequired(why) => Self::SignInRequired(secrets.redact(&why)),
             other => other,
         }
     }

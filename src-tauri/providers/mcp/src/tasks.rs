@@ -38,8 +38,21 @@ pub(crate) enum TaskError {
     /// The request itself failed (refused, transport gone); the caller words it.
     #[error(transparent)]
     Service(#[from] ServiceError),
+    /// The server refused to create the task (`401`, or `403` for lack of scope): nothing
+    /// runs yet, so a sign-in may answer it and the call be sent again.
+    #[error(transparent)]
+    Refused(ServiceError),
     #[error("{0}")]
     Failed(String),
+}
+
+/// A failure before the task exists: a refusal is told apart from other failures.
+fn at_creation(error: ServiceError) -> TaskError {
+    if error.auth_challenge().is_some() {
+        TaskError::Refused(error)
+    } else {
+        TaskError::Service(error)
+    }
 }
 
 /// A task as the server last described it.
@@ -140,7 +153,9 @@ pub(crate) async fn call_as_task(
     };
     let peer = connection.peer.clone();
     let params = json!({"name": name, "arguments": args, "task": {}});
-    let handle = send(&peer, "tools/call", params).await?;
+    let handle = send(&peer, "tools/call", params)
+        .await
+        .map_err(at_creation)?;
     // The call's progress token stays valid for the task's whole life (spec: task progress).
     let route = connection
         .progress
@@ -148,7 +163,7 @@ pub(crate) async fn call_as_task(
     let mut abandoned = AbandonGuard::new(handle.peer.clone(), handle.id.clone());
     let created = handle.await_response().await;
     abandoned.disarm();
-    let task = match created? {
+    let task = match created.map_err(at_creation)? {
         // A server may run the call at once after all; that is its answer.
         ServerResult::CallToolResult(result) => return Ok(result),
         ServerResult::CreateTaskResult(_) => {

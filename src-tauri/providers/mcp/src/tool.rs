@@ -150,7 +150,7 @@ impl McpTool {
     ) -> Result<Value, Attempt> {
         let mode = connection.wire.mode(mcp_name);
         if mode == TaskMode::Task {
-            return Ok(self.as_task(connection, mcp_name, args, ctx).await?);
+            return self.as_task(connection, mcp_name, args, ctx).await;
         }
         // Kept only where a refusal may mean "call me as a task" (see `task_support`).
         let retry_args = (mode == TaskMode::Unknown).then(|| args.clone());
@@ -173,7 +173,7 @@ impl McpTool {
                 if retry_args.is_some() && refused_as_plain_call(&result) =>
             {
                 let args = retry_args.unwrap_or_default();
-                Ok(self.as_task(connection, mcp_name, args, ctx).await?)
+                self.as_task(connection, mcp_name, args, ctx).await
             }
             Ok(ServerResult::CallToolResult(result)) => Ok(into_value(result)?),
             Ok(other) => Err(Attempt::Failed(ToolFailure::Failed(format!(
@@ -184,7 +184,7 @@ impl McpTool {
                 if error.code == ErrorCode::METHOD_NOT_FOUND && retry_args.is_some() =>
             {
                 let args = retry_args.unwrap_or_default();
-                Ok(self.as_task(connection, mcp_name, args, ctx).await?)
+                self.as_task(connection, mcp_name, args, ctx).await
             }
             Err(e) => Err(self.refusal_or_failure(e)),
         }
@@ -196,11 +196,12 @@ impl McpTool {
         mcp_name: &str,
         args: Map<String, Value>,
         ctx: &CallContext,
-    ) -> Result<Value, ToolFailure> {
+    ) -> Result<Value, Attempt> {
         match call_as_task(connection, mcp_name, args, ctx).await {
-            Ok(result) => into_value(result),
-            Err(TaskError::Service(e)) => Err(self.source.call_failure(e)),
-            Err(TaskError::Failed(message)) => Err(ToolFailure::Failed(message)),
+            Ok(result) => Ok(into_value(result)?),
+            Err(TaskError::Refused(e)) => Err(Attempt::Refused(e)),
+            Err(TaskError::Service(e)) => Err(Attempt::Failed(self.source.call_failure(e))),
+            Err(TaskError::Failed(message)) => Err(Attempt::Failed(ToolFailure::Failed(message))),
         }
     }
 }

@@ -186,10 +186,16 @@ async fn an_expired_token_is_refreshed_without_a_second_sign_in() {
         "{stats}"
     );
     assert_eq!(person.opened().len(), 1);
-    assert_ne!(
-        stored_access_token(dir.path()),
-        old_token,
-        "the refreshed token is stored"
+    let new_token = stored_access_token(dir.path());
+    assert_ne!(new_token, old_token, "the refreshed token is stored");
+    // The server echoes the token it was sent: the one a refresh put in use mid-session is
+    // redacted like the first.
+    let echoed = run(&calls, "guarded_whoami", json!({})).await;
+    assert!(echoed.is_success(), "{echoed:?}");
+    assert!(
+        !echoed.result.contains(&new_token) && echoed.result.contains("\"token\":\"***\""),
+        "{}",
+        echoed.result
     );
     sources.shutdown();
 }

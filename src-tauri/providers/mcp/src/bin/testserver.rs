@@ -7,9 +7,10 @@
 //! elicitation, roots and sampling ([`features`], with MCP 2025-11-25 tasks provided by
 //! [`task_front`] between stdio and rmcp).
 //!
-//! With `--http-oauth [--token-lifetime SECS]` it serves the same tools over streamable HTTP
-//! instead, behind OAuth, as its own authorization server ([`oauth_http`]): the client's
-//! sign-in is tested against it.
+//! With `--http-oauth [--token-lifetime SECS] [--oauth-fault NAME]` it serves the same tools
+//! over streamable HTTP instead, behind OAuth, as its own authorization server ([`oauth_http`]):
+//! the client's sign-in is tested against it, and against the misbehaving authorization
+//! servers [`oauth_server::Fault`] plays.
 //!
 //! Everything it logs goes to stderr: stdout carries JSON-RPC only (except what `garbage`
 //! writes there on purpose).
@@ -295,7 +296,21 @@ async fn main() {
             },
             None => 3600,
         };
-        if let Err(e) = oauth_http::run(Duration::from_secs(lifetime)).await {
+        let fault = match args.iter().position(|a| a == "--oauth-fault") {
+            Some(i) => match args.get(i + 1).map(|name| oauth_server::Fault::parse(name)) {
+                Some(Ok(fault)) => Some(fault),
+                Some(Err(why)) => {
+                    eprintln!("--oauth-fault: {why}");
+                    std::process::exit(2);
+                }
+                None => {
+                    eprintln!("--oauth-fault needs a name");
+                    std::process::exit(2);
+                }
+            },
+            None => None,
+        };
+        if let Err(e) = oauth_http::run(Duration::from_secs(lifetime), fault).await {
             eprintln!("toolscope-mcp-testserver: {e}");
             std::process::exit(1);
         }

@@ -110,7 +110,8 @@ impl CallbackListener {
         let _ = respond(
             &mut stream,
             "200 OK",
-            "Signed in. You can close this tab and return to Toolscope.",
+            // The state and the code are checked after this answer: it cannot claim success.
+            "Received. You can close this tab; Toolscope finishes the sign-in and shows how it went.",
         )
         .await;
         Some(Ok(url))
@@ -178,7 +179,7 @@ mod tests {
         let waiting = tokio::spawn(listener.wait(Duration::from_secs(10)));
         assert!(get(port, "/favicon.ico").await.starts_with("HTTP/1.1 404"));
         let page = get(port, "/callback?code=abc&state=xyz").await;
-        assert!(page.starts_with("HTTP/1.1 200") && page.contains("Signed in"));
+        assert!(page.starts_with("HTTP/1.1 200") && page.contains("Received"));
         let url = waiting.await.expect("join").expect("redirect");
         assert_eq!(
             url,

@@ -313,7 +313,19 @@ fn judge(
         }
         return (StepOutcome::Done, None);
     }
-    if discovery && (status == http::StatusCode::NOT_FOUND || status.is_redirection()) {
+    if status.is_redirection() {
+        let to = headers
+            .get(http::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("nowhere named");
+        return (
+            StepOutcome::Info,
+            Some(format!(
+                "redirected to {to}; followed only within the same site"
+            )),
+        );
+    }
+    if discovery && status == http::StatusCode::NOT_FOUND {
         return (
             StepOutcome::Skipped,
             Some("not published here; the next well-known location is tried".into()),

@@ -9,11 +9,13 @@
 //! method, refresh before expiry and on a 401). What a native client adds around it lives here:
 //! the loopback redirect ([`callback`]), the person's browser (a front-end hook, [`Browser`]),
 //! answering refusals on a live connection ([`authorizer`]), a trace of every step
-//! ([`trace`], fed by the HTTP client in [`http`]), and errors that say what to do.
+//! ([`trace`], fed by the HTTP client in [`http`]), and errors that say what went wrong and what
+//! to do, one class per kind of failure (`error`).
 
 pub mod authorizer;
 pub mod browser;
 pub mod callback;
+mod error;
 mod http;
 pub mod store;
 pub mod trace;
@@ -21,11 +23,16 @@ pub mod trace;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::transport::auth::{AuthError, AuthorizationManager, AuthorizationRequest, OAuthState};
+use rmcp::transport::auth::{
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest, OAuthState,
+    StoredCredentials,
+};
 use serde::{Deserialize, Serialize};
 
 pub use self::authorizer::{Authorizer, SignInPolicy, MAX_SIGN_INS};
 use self::callback::CallbackListener;
+pub use self::error::OAuthError;
+use self::error::{explain, Findings, Watched};
 use self::store::{FileCredentialStore, SignInFiles};
 use self::trace::{mask_url, SignInTrace, StepOutcome};
 /// How long restoring a stored sign-in may spend discovering the authorization server again.
@@ -81,66 +88,6 @@ pub struct SignInContext {
     pub policy: SignInPolicy,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OAuthError {
-    /// The server refused, and the policy leaves signing in to the person.
-    #[error("{0}: sign in to use it")]
-    SignInRequired(String),
-    #[error("could not listen on 127.0.0.1 for the sign-in redirect: {0}")]
-    Listener(String),
-    #[error("could not open the sign-in page: {0}")]
-    Browser(String),
-    #[error(
-        "the sign-in did not come back within {0} s (finish it in the browser, then connect again)"
-    )]
-    Timeout(u64),
-    #[error(
-        "the authorization server refused the sign-in: {error}{}",
-        describe(description)
-    )]
-    Refused {
-        error: String,
-        description: Option<String>,
-    },
-    #[error("{0}")]
-    Flow(String),
-}
-
-fn describe(description: &Option<String>) -> String {
-    description
-        .as_deref()
-        .map(|d| format!(" ({d})"))
-        .unwrap_or_default()
-}
-
-impl From<AuthError> for OAuthError {
-    fn from(error: AuthError) -> Self {
-        Self::Flow(explain(&error))
-    }
-}
-
-/// rmcp's errors name the step that failed; say what it means for the person.
-fn explain(error: &AuthError) -> String {
-    match error {
-        AuthError::NoAuthorizationSupport => {
-            "the server asks for authorization but publishes no way to get it (no protected \
-             resource or authorization server metadata)"
-                .into()
-        }
-        AuthError::PkceUnsupported => {
-            "the authorization server does not support PKCE with S256, which MCP requires".into()
-        }
-        AuthError::RegistrationFailed(reason) => format!(
-            "could not register Toolscope with the authorization server ({reason}); give a \
-             pre-registered client id in the server's \"oauth\" settings"
-        ),
-        AuthError::TokenExchangeFailed(reason) => {
-            format!("the authorization server did not issue a token: {reason}")
-        }
-        other => other.to_string(),
-    }
-}
-
 /// Runs one sign-in for the MCP server at `url`: discovery (seeded from the 401's
 /// `WWW-Authenticate` when there is one), client identity, the browser, the redirect, and the
 /// token exchange. The manager returned holds the token and refreshes it. Every step goes to
@@ -169,7 +116,12 @@ pub async fn sign_in(
     let outcome = run_sign_in(server, url, challenge, client, browser, wait, context).await;
     match &outcome {
         Ok(_) => trace.note("Signed in", StepOutcome::Done, "the token is in use"),
-        Err(e) => trace.note("Stopped", StepOutcome::Failed, e.to_string()),
+        Err(e) => {
+            if let Some((check, note)) = e.failed_check() {
+                trace.note(check, StepOutcome::Failed, note);
+            }
+            trace.note("Stopped", StepOutcome::Failed, e.to_string());
+        }
     }
     outcome
 }
@@ -185,7 +137,9 @@ async fn run_sign_in(
 ) -> Result<AuthorizationManager, OAuthError> {
     require_tls_off_loopback(url, "the MCP server")?;
     let listener = CallbackListener::bind().await?;
-    let mut manager = manager_for(url, &context.trace).await?;
+    let (mut manager, findings) = watched_manager(url, &context.trace).await?;
+    // rmcp flattens some failures; what the answers showed tells them apart (see `error`).
+    let classify = |e: AuthError| OAuthError::classify(e, &findings);
     if let Some(files) = &context.files {
         manager.set_credential_store(FileCredentialStore::new(
             files.clone(),
@@ -217,8 +171,13 @@ async fn run_sign_in(
     }
 
     let mut state = OAuthState::Unauthorized(manager);
-    state.start_authorization(request).await?;
-    let page = state.get_authorization_url().await?;
+    state.start_authorization(request).await.map_err(classify)?;
+    let page = state.get_authorization_url().await.map_err(classify)?;
+    let sent_state = url::Url::parse(&page).ok().and_then(|page| {
+        page.query_pairs()
+            .find(|(name, _)| name == "state")
+            .map(|(_, value)| value.into_owned())
+    });
     require_tls_off_loopback(&page, "the authorization page")?;
     browser.open(server, &page).map_err(OAuthError::Browser)?;
     context.trace.push(
@@ -233,14 +192,30 @@ async fn run_sign_in(
         )),
     );
     let redirect = listener.wait(wait).await?;
+    // Checked here, not left to rmcp: it reports an unknown state as an internal error
+    // ("Authorization state not found"), which would not tell a forged redirect apart.
+    let returned_state = AuthorizationCallback::from_redirect_url(&redirect)
+        .ok()
+        .map(|callback| callback.csrf_token);
+    let forged = sent_state.is_some() && returned_state != sent_state;
     context.trace.push(
         "Redirect received",
-        StepOutcome::Done,
+        if forged {
+            StepOutcome::Failed
+        } else {
+            StepOutcome::Done
+        },
         Some(format!("GET {}", mask_url(&redirect))),
         None,
-        None,
+        forged.then(|| "its state is not the one this sign-in sent".to_owned()),
     );
-    state.handle_callback_url(&redirect).await?;
+    if forged {
+        return Err(OAuthError::StateMismatch);
+    }
+    state
+        .handle_callback_url(&redirect)
+        .await
+        .map_err(classify)?;
     state
         .into_authorization_manager()
         .ok_or_else(|| OAuthError::Flow("the sign-in ended without a token".into()))
@@ -252,11 +227,23 @@ pub async fn manager_for(
     url: &str,
     trace: &Arc<SignInTrace>,
 ) -> Result<AuthorizationManager, OAuthError> {
+    Ok(watched_manager(url, trace).await?.0)
+}
+
+/// A manager as [`manager_for`] makes it, with what its requests' answers show.
+async fn watched_manager(
+    url: &str,
+    trace: &Arc<SignInTrace>,
+) -> Result<(AuthorizationManager, Arc<Findings>), OAuthError> {
     let parsed = url::Url::parse(url)
         .map_err(|e| OAuthError::Flow(format!("the MCP server has no valid address ({e})")))?;
-    let client =
-        http::TracedHttpClient::new(&parsed, Arc::clone(trace)).map_err(OAuthError::Flow)?;
-    Ok(AuthorizationManager::new_with_oauth_http_client(url, Arc::new(client)).await?)
+    let findings = Arc::new(Findings::default());
+    let client = Watched {
+        inner: http::TracedHttpClient::new(&parsed, Arc::clone(trace)).map_err(OAuthError::Flow)?,
+        findings: Arc::clone(&findings),
+    };
+    let manager = AuthorizationManager::new_with_oauth_http_client(url, Arc::new(client)).await?;
+    Ok((manager, findings))
 }
 
 /// Tokens and codes travel in the clear over `http://`: only a loopback address may use it.
@@ -282,8 +269,10 @@ fn require_tls_off_loopback(address: &str, what: &str) -> Result<(), OAuthError>
 
 /// The sign-in stored for this server, ready to use: its token, and what refreshing it needs
 /// (the authorization server's metadata, discovered again, and the client). `None` when
-/// nothing is stored. Metadata that cannot be fetched now leaves the token usable until it
-/// expires.
+/// nothing is stored, or when the stored token has expired and the authorization server
+/// refuses to renew it (then the file is forgotten: its refresh token is dead, and keeping it
+/// would fail every start the same way). Metadata that cannot be fetched now leaves the
+/// token usable until it expires.
 pub async fn restore(
     server: &str,
     url: &str,
@@ -318,6 +307,21 @@ pub async fn restore(
         }
         if let Err(e) = manager.configure_client(client) {
             trace.note("Stored sign-in", StepOutcome::Failed, explain(&e));
+        } else if has_expired(&saved.credentials) {
+            // Renewed here rather than on the first request, where rmcp turns a refused
+            // refresh into a bare "authorization required" and the reason is lost.
+            if let Err(AuthError::TokenRefreshRejected(reason)) = manager.refresh_token().await {
+                let refused = OAuthError::RefreshRejected(reason);
+                trace.note("Stored sign-in", StepOutcome::Failed, refused.to_string());
+                if let Err(e) = files.forget(server, url) {
+                    trace.note(
+                        "Stored sign-in",
+                        StepOutcome::Failed,
+                        format!("could not forget it: {e}"),
+                    );
+                }
+                return None;
+            }
         }
     } else {
         trace.note(
@@ -328,6 +332,22 @@ pub async fn restore(
         );
     }
     Some(manager)
+}
+
+/// Whether a stored access token's lifetime has run out (one without an expiry never does).
+fn has_expired(credentials: &StoredCredentials) -> bool {
+    let lifetime = credentials
+        .token_response
+        .as_ref()
+        .and_then(|token| serde_json::to_value(token).ok())
+        .and_then(|json| json.get("expires_in").and_then(serde_json::Value::as_u64));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    match (lifetime, credentials.token_received_at) {
+        (Some(lifetime), Some(received)) => now >= received.saturating_add(lifetime),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

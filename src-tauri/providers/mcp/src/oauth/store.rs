@@ -171,6 +171,26 @@ impl CredentialStore for FileCredentialStore {
             .map_err(|e| AuthError::CredentialStoreError(format!("saving the sign-in: {e}")))
     }
 
+    /// A refresh token the server refused (expired or revoked) cannot be used again: the
+    /// stored sign-in is forgotten, unless another refresh replaced it meanwhile.
+    async fn on_refresh_token_rejected(
+        &self,
+        rejected: &StoredCredentials,
+    ) -> Result<(), AuthError> {
+        let refresh_token = |credentials: &StoredCredentials| {
+            serde_json::to_value(&credentials.token_response)
+                .ok()
+                .and_then(|json| json.get("refresh_token").cloned())
+        };
+        let Some(saved) = self.files.load(&self.server, &self.url) else {
+            return Ok(());
+        };
+        if refresh_token(&saved.credentials) != refresh_token(rejected) {
+            return Ok(());
+        }
+        self.clear().await
+    }
+
     async fn clear(&self) -> Result<(), AuthError> {
         self.files
             .forget(&self.server, &self.url)

@@ -30,13 +30,30 @@ pub struct Server {
 
 impl Server {
     pub async fn start(token_lifetime: u64) -> Self {
+        Self::spawn(&[
+            "--http-oauth",
+            "--token-lifetime",
+            &token_lifetime.to_string(),
+        ])
+        .await
+    }
+
+    /// A server that misbehaves as `--oauth-fault NAME` says.
+    pub async fn start_with_fault(token_lifetime: u64, fault: &str) -> Self {
+        Self::spawn(&[
+            "--http-oauth",
+            "--token-lifetime",
+            &token_lifetime.to_string(),
+            "--oauth-fault",
+            fault,
+        ])
+        .await
+    }
+
+    async fn spawn(args: &[&str]) -> Self {
         let mut child =
             tokio::process::Command::new(env!("CARGO_BIN_EXE_toolscope-mcp-testserver"))
-                .args([
-                    "--http-oauth",
-                    "--token-lifetime",
-                    &token_lifetime.to_string(),
-                ])
+                .args(args)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
@@ -76,6 +93,25 @@ impl Server {
             },
             enabled: true,
         }
+    }
+
+    /// The `WWW-Authenticate` challenge the MCP endpoint answers a request without a token
+    /// with, as a connection would receive it.
+    pub async fn challenge(&self) -> String {
+        let refused = reqwest::Client::new()
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(refused.status(), reqwest::StatusCode::UNAUTHORIZED);
+        refused
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .expect("a challenge")
+            .to_owned()
     }
 
     /// The authorization server's counters (`GET /stats`).

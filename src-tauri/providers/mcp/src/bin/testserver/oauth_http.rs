@@ -7,7 +7,8 @@
 //! service behind a bearer-token check, with its RFC 9728 metadata) and its authorization
 //! server ([`crate::oauth_server`]). `admin_op` needs a scope the first sign-in does not ask
 //! for, so the step-up path (403 `insufficient_scope`) is exercised too; `whoami` and
-//! `GET /stats` let a test see what the server saw.
+//! `GET /stats` let a test see what the server saw. `--oauth-fault` makes it misbehave
+//! ([`crate::oauth_server::Fault`]).
 //!
 //! It prints `listening http://127.0.0.1:PORT/mcp` on stdout and logs to stderr; it ends when
 //! killed or when its stdin closes, so a test that drops its handle leaves nothing behind.
@@ -37,7 +38,7 @@ use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
 
-use crate::oauth_server::{AuthServer, SCOPES};
+use crate::oauth_server::{AuthServer, Fault, ELSEWHERE, LINK_LOCAL_SERVER, SCOPES};
 use crate::{schema, TestServer};
 
 pub type Reply = Response<BoxBody<Bytes, Infallible>>;
@@ -88,11 +89,16 @@ struct Front {
     mcp: StreamableHttpService<Protected, LocalSessionManager>,
 }
 
-pub async fn run(token_lifetime: Duration) -> std::io::Result<()> {
+pub async fn run(token_lifetime: Duration, fault: Option<Fault>) -> std::io::Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
     let issuer = format!("http://127.0.0.1:{}", listener.local_addr()?.port());
     let resource = format!("{issuer}/mcp");
-    let auth = Arc::new(AuthServer::new(issuer, resource.clone(), token_lifetime));
+    let auth = Arc::new(AuthServer::new(
+        issuer,
+        resource.clone(),
+        token_lifetime,
+        fault,
+    ));
     let handler_auth = Arc::clone(&auth);
     let mcp = StreamableHttpService::new(
         move || {
@@ -154,15 +160,9 @@ impl Front {
         let reply = match (&method, path.as_str()) {
             (_, "/mcp") => self.mcp(request).await,
             (&Method::GET, "/.well-known/oauth-protected-resource")
-            | (&Method::GET, "/.well-known/oauth-protected-resource/mcp") => json_reply(
-                StatusCode::OK,
-                &json!({
-                    "resource": self.auth.resource,
-                    "authorization_servers": [self.auth.issuer],
-                    "scopes_supported": SCOPES,
-                    "bearer_methods_supported": ["header"],
-                }),
-            ),
+            | (&Method::GET, "/.well-known/oauth-protected-resource/mcp") => {
+                self.resource_metadata()
+            }
             (&Method::GET, "/.well-known/oauth-authorization-server") => {
                 json_reply(StatusCode::OK, &self.auth.metadata())
             }
@@ -188,6 +188,24 @@ impl Front {
         };
         eprintln!("{method} {path} -> {}", reply.status().as_u16());
         reply
+    }
+
+    /// RFC 9728 metadata, or the fault that replaces it.
+    fn resource_metadata(&self) -> Reply {
+        let server = match self.auth.fault {
+            Some(Fault::RedirectElsewhere) => return redirect(ELSEWHERE),
+            Some(Fault::AuthServerElsewhere) => LINK_LOCAL_SERVER,
+            _ => self.auth.issuer.as_str(),
+        };
+        json_reply(
+            StatusCode::OK,
+            &json!({
+                "resource": self.auth.resource,
+                "authorization_servers": [server],
+                "scopes_supported": SCOPES,
+                "bearer_methods_supported": ["header"],
+            }),
+        )
     }
 
     /// RFC 6750 §3 / RFC 9728 §5.1: where to find out how to get a token, and what to ask for.
@@ -280,7 +298,7 @@ fn extra_tools() -> Vec<Tool> {
         ),
         Tool::new(
             "whoami",
-            "The scopes of the caller's token and the authorization server's counters.",
+            "The caller's token (echoed, as a careless server would), its scopes and the authorization server's counters.",
             schema(json!({"type": "object"})),
         ),
     ]
@@ -313,13 +331,18 @@ impl ServerHandler for Protected {
                 Ok(CallToolResult::success(vec![ContentBlock::text("admin done")]).into())
             }
             "whoami" => {
-                let scopes = ctx
-                    .extensions
-                    .get::<http::request::Parts>()
+                let parts = ctx.extensions.get::<http::request::Parts>();
+                let scopes = parts
                     .and_then(|parts| parts.extensions.get::<Grant>())
                     .map(|grant| grant.0.clone())
                     .unwrap_or_default();
-                let answer = json!({"scopes": scopes, "stats": self.auth.stats()});
+                // Echoed so a test can see the client keep a refreshed token out of results.
+                let token = parts
+                    .and_then(|parts| parts.headers.get(header::AUTHORIZATION))
+                    .and_then(|value| value.to_str().ok())
+                    .and_then(|value| value.strip_prefix("Bearer "))
+                    .unwrap_or_default();
+                let answer = json!({"token": token, "scopes": scopes, "stats": self.auth.stats()});
                 Ok(CallToolResult::success(vec![ContentBlock::text(answer.to_string())]).into())
             }
             _ => self.inner.call_tool(request, ctx).await,

@@ -7,6 +7,9 @@
 //! process, rather than a mock that agrees with whatever the client sends: every check a real
 //! authorization server makes on a public native client is made here, and a request that fails
 //! one gets the RFC 6749 error a real server would answer with.
+//!
+//! With `--oauth-fault NAME` it misbehaves in one way ([`Fault`]), as a misconfigured or hostile
+//! server would, so the client's refusal and its message can be tested end to end.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -26,11 +29,55 @@ pub const SCOPES: [&str; 2] = ["mcp", "admin"];
 /// An authorization code is exchanged within seconds; a stale one is refused.
 pub(crate) const CODE_LIFETIME: Duration = Duration::from_secs(60);
 
+/// One way the server misbehaves (`--oauth-fault NAME`); each is something a client must refuse
+/// without signing in, or (the last) must answer by signing in again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// `issuer-mismatch`: the metadata names an issuer on another origin than where it is
+    /// served (RFC 8414 §3.3: the client must not use it).
+    IssuerMismatch,
+    /// `redirect-elsewhere`: the protected-resource metadata the challenge points to redirects
+    /// to another host, which would then decide where the person signs in.
+    RedirectElsewhere,
+    /// `auth-server-elsewhere`: the protected-resource metadata names an authorization server
+    /// at a link-local address (a cloud metadata service), which the client must not contact.
+    AuthServerElsewhere,
+    /// `bad-state`: `/authorize` redirects back with a `state` other than the one it received.
+    BadState,
+    /// `html-token`: `/token` answers 200 with an HTML login page.
+    HtmlToken,
+    /// `expired-refresh`: every refresh grant is refused with `invalid_grant`.
+    ExpiredRefresh,
+}
+
+impl Fault {
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Ok(match name {
+            "issuer-mismatch" => Self::IssuerMismatch,
+            "redirect-elsewhere" => Self::RedirectElsewhere,
+            "auth-server-elsewhere" => Self::AuthServerElsewhere,
+            "bad-state" => Self::BadState,
+            "html-token" => Self::HtmlToken,
+            "expired-refresh" => Self::ExpiredRefresh,
+            other => return Err(format!("unknown fault '{other}'")),
+        })
+    }
+}
+
+/// Where `redirect-elsewhere` sends the client: a host that is not the server's (`.invalid`
+/// never resolves, so nothing is reached even if a client followed it).
+pub const ELSEWHERE: &str = "http://attacker.invalid/.well-known/oauth-protected-resource/mcp";
+/// The authorization server `auth-server-elsewhere` names: the cloud metadata address.
+pub const LINK_LOCAL_SERVER: &str = "http://169.254.169.254";
+/// The issuer `issuer-mismatch` claims.
+pub const OTHER_ISSUER: &str = "https://login.example.com";
+
 pub struct AuthServer {
     pub issuer: String,
     /// The protected resource's URL, the only `resource` tokens are issued for.
     pub resource: String,
     pub(crate) lifetime: Duration,
+    pub fault: Option<Fault>,
     book: Mutex<Book>,
 }
 
@@ -107,11 +154,12 @@ pub(crate) fn parameters(encoded: &[u8]) -> Result<HashMap<String, String>, Stri
 }
 
 impl AuthServer {
-    pub fn new(issuer: String, resource: String, lifetime: Duration) -> Self {
+    pub fn new(issuer: String, resource: String, lifetime: Duration, fault: Option<Fault>) -> Self {
         Self {
             issuer,
             resource,
             lifetime,
+            fault,
             book: Mutex::new(Book::default()),
         }
     }
@@ -134,8 +182,12 @@ impl AuthServer {
     /// RFC 8414 metadata.
     pub fn metadata(&self) -> Value {
         let issuer = &self.issuer;
+        let claimed = match self.fault {
+            Some(Fault::IssuerMismatch) => OTHER_ISSUER,
+            _ => issuer.as_str(),
+        };
         json!({
-            "issuer": issuer,
+            "issuer": claimed,
             "authorization_endpoint": format!("{issuer}/authorize"),
             "token_endpoint": format!("{issuer}/token"),
             "registration_endpoint": format!("{issuer}/register"),
@@ -290,6 +342,11 @@ impl AuthServer {
                 issued: Instant::now(),
             },
         );
+        // A forged state is what a login-CSRF attacker's redirect looks like to the client.
+        let state = match self.fault {
+            Some(Fault::BadState) => Some("forged-state"),
+            _ => state,
+        };
         {
             let mut pairs = back.query_pairs_mut();
             pairs.append_pair("code", &code);

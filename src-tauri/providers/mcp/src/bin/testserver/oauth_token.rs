@@ -13,15 +13,19 @@ use http::{HeaderMap, StatusCode};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::oauth_http::{json_reply, Reply};
+use crate::oauth_http::{json_reply, plain, Reply};
 use crate::oauth_server::{
-    bad_request, oauth_error, parameters, random_token, Access, AuthServer, Book, Refresh,
+    bad_request, oauth_error, parameters, random_token, Access, AuthServer, Book, Fault, Refresh,
     CODE_LIFETIME,
 };
 
 impl AuthServer {
     /// `POST /token` (RFC 6749 §4.1.3 and §6).
     pub fn token(&self, headers: &HeaderMap, body: &[u8]) -> Reply {
+        if self.fault == Some(Fault::HtmlToken) {
+            // What a token endpoint behind a single-sign-on proxy, or a mistyped one, answers.
+            return html_page();
+        }
         let params = match parameters(body) {
             Ok(params) => params,
             Err(why) => return bad_request("invalid_request", &why),
@@ -67,6 +71,9 @@ impl AuthServer {
                 }
                 book.stats.code_exchanges += 1;
                 code.scopes
+            }
+            Some("refresh_token") if self.fault == Some(Fault::ExpiredRefresh) => {
+                return bad_request("invalid_grant", "refresh token expired");
             }
             Some("refresh_token") => {
                 let Some(refresh) = get("refresh_token").and_then(|r| book.refresh.remove(r))
@@ -123,6 +130,20 @@ impl AuthServer {
             }),
         )
     }
+}
+
+/// A login page where JSON was due.
+fn html_page() -> Reply {
+    let mut reply = plain(
+        StatusCode::OK,
+        "<!doctype html><html><head><title>Sign in</title></head><body><form method=\"post\">\
+         <input name=\"username\"><input name=\"password\" type=\"password\"></form></body></html>",
+    );
+    reply.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    reply
 }
 
 /// The client a token request comes from: HTTP Basic, or `client_id` (and `client_secret`) in
