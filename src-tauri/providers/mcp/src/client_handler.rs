@@ -14,7 +14,8 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode,
     FormElicitationCapability, Implementation, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, Root, RootsCapabilities, SamplingCapability, SamplingMessage,
+    ProgressNotificationParam, ProtocolVersion, Root, RootsCapabilities, SamplingCapability,
+    SamplingMessage,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -236,8 +237,16 @@ impl ClientHandler for Handler {
             capabilities(),
             Implementation::new("toolscope", env!("CARGO_PKG_VERSION")).with_title("Toolscope"),
         )
+        // The newest revision Toolscope implements, not rmcp's newest (2026-07-28): a client
+        // offers what it speaks, and Toolscope follows 2025-11-25's tasks and `initialize`
+        // lifecycle, not the 2026-07-28 tasks extension or its handshake-less lifecycle
+        // (see `tasks`). A server that speaks 2026-07-28 answers with an older revision.
+        .with_protocol_version(PROTOCOL_VERSION)
     }
 }
+
+/// The protocol revision offered in `initialize`.
+pub const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
 /// Form elicitation, roots and sampling. Sampling is declared even when no endpoint is chosen
 /// for it: a server then offers its sampling features and hears why they fail, instead of
