@@ -190,6 +190,9 @@ impl TracedHttpClient {
         request: reqwest::Request,
         redirect: OAuthHttpRedirectPolicy,
     ) -> Result<(http::StatusCode, http::HeaderMap, Vec<u8>), String> {
+        // Metadata, registration and token requests carry codes, secrets and tokens.
+        super::require_tls_off_loopback(request.url().as_str(), "an OAuth endpoint")
+            .map_err(|e| e.to_string())?;
         if !self.policy.allows_url(request.url()) {
             return Err(format!(
                 "{} is an address a sign-in for this server may not reach",
@@ -375,6 +378,23 @@ mod tests {
         let intranet = policy("https://10.0.0.5/mcp");
         assert!(intranet.allows(ip("10.1.2.3")));
         assert!(!intranet.allows(metadata_service));
+    }
+
+    #[tokio::test]
+    async fn refuses_plain_http_to_an_oauth_endpoint_off_loopback() {
+        let server = Url::parse("https://mcp.example.com/mcp").expect("a URL");
+        let trace = Arc::new(SignInTrace::default());
+        let client = TracedHttpClient::new(&server, Arc::clone(&trace)).expect("a client");
+        let request = reqwest::Request::new(
+            http::Method::GET,
+            Url::parse("http://auth.example.com/.well-known/oauth-authorization-server")
+                .expect("a URL"),
+        );
+        let refused = client
+            .send(request, OAuthHttpRedirectPolicy::Follow)
+            .await
+            .expect_err("plain HTTP off loopback");
+        assert!(refused.contains("unencrypted"), "{refused}");
     }
 
     #[test]

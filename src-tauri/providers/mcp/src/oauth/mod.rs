@@ -247,7 +247,7 @@ async fn watched_manager(
 }
 
 /// Tokens and codes travel in the clear over `http://`: only a loopback address may use it.
-fn require_tls_off_loopback(address: &str, what: &str) -> Result<(), OAuthError> {
+pub(crate) fn require_tls_off_loopback(address: &str, what: &str) -> Result<(), OAuthError> {
     let parsed = url::Url::parse(address)
         .map_err(|e| OAuthError::Flow(format!("{what} has no valid address ({e})")))?;
     let loopback = match parsed.host() {
