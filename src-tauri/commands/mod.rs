@@ -57,6 +57,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             sources::mcp_export,
             sources::mcp_log,
             sign_in::mcp_sign_in,
+            sign_in::mcp_cancel_sign_in,
             sign_in::mcp_sign_out,
             sign_in::mcp_sign_in_steps,
             sources::http_tools,

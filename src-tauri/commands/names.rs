@@ -34,6 +34,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "mcp_export",
     "mcp_log",
     "mcp_sign_in",
+    "mcp_cancel_sign_in",
     "mcp_sign_out",
     "mcp_sign_in_steps",
     "http_tools",

@@ -26,6 +26,21 @@ pub async fn mcp_sign_in(
         .map_err(source_error)
 }
 
+/// Gives up a sign-in that waits for the browser (the page was closed, or the person changed
+/// their mind); the pending `mcp_sign_in` then returns with "sign in required".
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_cancel_sign_in(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<(), CommandError> {
+    state
+        .sources()?
+        .mcp
+        .cancel_sign_in(&name)
+        .map_err(source_error)
+}
+
 /// Forgets the server's stored sign-in and connects it again without one.
 #[tauri::command]
 #[specta::specta]

@@ -97,6 +97,11 @@ export const commands = {
 	 *  sign-in ended (signed in, refused, or timed out after five minutes).
 	 */
 	mcpSignIn: (name: string) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_sign_in", { name })),
+	/**
+	 *  Gives up a sign-in that waits for the browser (the page was closed, or the person changed
+	 *  their mind); the pending `mcp_sign_in` then returns with "sign in required".
+	 */
+	mcpCancelSignIn: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_cancel_sign_in", { name })),
 	/**  Forgets the server's stored sign-in and connects it again without one. */
 	mcpSignOut: (name: string) => typedError<SourceState, CommandError>(__TAURI_INVOKE("mcp_sign_out", { name })),
 	/**  The steps of the server's last sign-in and the refreshes since, secrets masked. */

@@ -179,6 +179,7 @@ export const ipc = {
   mcpExport: () => unwrap(commands.mcpExport()),
   mcpLog: (name: string) => unwrap(commands.mcpLog(name)),
   mcpSignIn: (name: string) => unwrap(commands.mcpSignIn(name)),
+  mcpCancelSignIn: (name: string) => unwrap(commands.mcpCancelSignIn(name)),
   mcpSignOut: (name: string) => unwrap(commands.mcpSignOut(name)),
   mcpSignInSteps: (name: string) => unwrap(commands.mcpSignInSteps(name)),
   httpTools: () => unwrap(commands.httpTools()),

@@ -19,8 +19,9 @@ use toolscope_protocol::method::{Annotations, MethodMetadata};
 use crate::config::McpServerConfig;
 use crate::connection::{connect, ConnectError, ConnectOptions, Connection, ServerLog};
 use crate::oauth::trace::SignInTrace;
-use crate::oauth::{Browser, SignInContext, SignInPolicy};
+use crate::oauth::{Browser, OAuthError, SignInContext, SignInPolicy};
 use crate::tool::{describe, McpTool};
+use tokio_util::sync::CancellationToken;
 use toolscope_engine::naming::MethodNames;
 
 mod files;
@@ -124,6 +125,8 @@ struct Live {
     /// Bumped on every (re)connect, so callbacks of an old connection change nothing.
     epoch: u64,
     signed_in: bool,
+    /// Ends the current connection's sign-in if it waits for the browser.
+    sign_in_cancel: CancellationToken,
 }
 
 /// One configured server.
@@ -202,14 +205,16 @@ impl Source {
     /// (Re)connects and lists the server's tools into the registry; `policy` says whether a
     /// refusal may open the browser.
     async fn connect(self: &Arc<Self>, options: &SourceOptions, policy: SignInPolicy) {
-        let epoch = {
+        let (epoch, cancel) = {
             let mut live = self.live();
             live.epoch += 1;
+            live.sign_in_cancel.cancel();
+            live.sign_in_cancel = CancellationToken::new();
             if let Some(old) = live.connection.take() {
                 old.close();
             }
             live.status = SourceStatus::Connecting;
-            live.epoch
+            (live.epoch, live.sign_in_cancel.clone())
         };
         self.changed.send_modify(|n| *n += 1);
         let weak = Arc::downgrade(self);
@@ -236,6 +241,7 @@ impl Source {
                 files: options.sign_ins.clone(),
                 trace: Arc::clone(&self.trace),
                 policy,
+                cancel,
             },
         };
         match connect(&self.config.transport, connect_options).await {
@@ -262,6 +268,9 @@ impl Source {
     fn failure_status(&self, error: ConnectError) -> SourceStatus {
         match error {
             ConnectError::SignInRequired(reason) => SourceStatus::SignInRequired { reason },
+            ConnectError::SignIn(OAuthError::Cancelled) => SourceStatus::SignInRequired {
+                reason: "the sign-in was cancelled".into(),
+            },
             other => SourceStatus::Failed {
                 reason: with_log_tail(other.to_string(), &self.log),
             },
@@ -327,9 +336,15 @@ impl Source {
         self.set_status(epoch, status);
     }
 
+    /// Ends a sign-in that waits for the browser; the connection then reports that it needs one.
+    pub(crate) fn cancel_sign_in(&self) {
+        self.live().sign_in_cancel.cancel();
+    }
+
     fn disconnect(&self) {
         let mut live = self.live();
         live.epoch += 1;
+        live.sign_in_cancel.cancel();
         live.signed_in = false;
         if let Some(connection) = live.connection.take() {
             connection.close();

@@ -72,6 +72,7 @@ async fn sign_in_error(fault: &str) -> OAuthError {
         files: Some(sign_in_files(dir.path())),
         trace: Arc::default(),
         policy: SignInPolicy::Automatic,
+        ..SignInContext::default()
     };
     let challenge = server.challenge().await;
     let outcome = sign_in(

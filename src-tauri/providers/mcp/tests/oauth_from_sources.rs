@@ -9,7 +9,7 @@ mod support;
 
 use std::time::Duration;
 
-use common::{executor, run};
+use common::{eventually, executor, run};
 use serde_json::json;
 use support::*;
 use toolscope_mcp::oauth::trace::StepOutcome;
@@ -100,5 +100,53 @@ async fn the_app_asks_before_signing_in_then_shows_the_steps_and_signs_out() {
     assert!(!state.signed_in);
     assert!(stored(dir.path()).is_empty(), "the stored sign-in is gone");
     assert_eq!(person.opened().len(), 1, "signing out opens nothing");
+    sources.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_left_in_the_browser_can_be_cancelled() {
+    let server = Server::start(3600).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = sign_in_files(dir.path());
+    let person = Person::walking_away();
+    let (_registry, sources) = source_set_with(&person, &files, SignInPolicy::Manual);
+    sources.add(server.config()).await.expect("adds");
+    let sources = std::sync::Arc::new(sources);
+    let signing = {
+        let sources = std::sync::Arc::clone(&sources);
+        tokio::spawn(async move { sources.sign_in(NAME).await })
+    };
+    let waiting = eventually(Duration::from_secs(10), || {
+        matches!(
+            sources.state(NAME).map(|s| s.status),
+            Ok(SourceStatus::SigningIn { .. })
+        )
+    })
+    .await;
+    assert!(waiting, "{:?}", sources.state(NAME));
+    assert_eq!(person.opened().len(), 1);
+
+    sources.cancel_sign_in(NAME).expect("cancels");
+    let state = tokio::time::timeout(Duration::from_secs(5), signing)
+        .await
+        .expect("the sign-in ends at once, not after five minutes")
+        .expect("joins")
+        .expect("a state");
+    assert!(
+        matches!(&state.status, SourceStatus::SignInRequired { reason } if reason.contains("cancelled")),
+        "{:?}",
+        state.status
+    );
+    assert!(stored(dir.path()).is_empty());
+    let steps = sources.sign_in_steps(NAME).expect("steps");
+    let last = steps.last().expect("a step");
+    assert_eq!(last.outcome, StepOutcome::Failed);
+    assert!(
+        last.note
+            .as_deref()
+            .unwrap_or_default()
+            .contains("cancelled"),
+        "{last:?}"
+    );
     sources.shutdown();
 }

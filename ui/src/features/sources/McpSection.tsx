@@ -122,6 +122,7 @@ export function McpSection() {
                 setApproving(target.config.name);
               }}
               onAskRemove={setRemoving}
+              onCancelSignIn={mcp.cancelSignIn}
               onEdit={(target) => {
                 setPanel({ kind: "edit", name: target.config.name, fields: fieldsOf(target.config) });
               }}

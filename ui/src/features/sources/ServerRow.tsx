@@ -16,6 +16,7 @@ interface Props {
   onAskApproval: (server: SourceState) => void;
   onAskRemove: (server: SourceState) => void;
   onEdit: (server: SourceState) => void;
+  onCancelSignIn: (server: SourceState) => void;
 }
 
 const BUSY_LABEL: Record<ServerAction, string> = {
@@ -28,7 +29,7 @@ const BUSY_LABEL: Record<ServerAction, string> = {
   "sign out": "Signing out…",
 };
 
-export function ServerRow({ server, busy, error, onAction, onAskApproval, onAskRemove, onEdit }: Props) {
+export function ServerRow({ server, busy, error, onAction, onAskApproval, onAskRemove, onEdit, onCancelSignIn }: Props) {
   const [showLog, setShowLog] = useState(false);
   const [showSteps, setShowSteps] = useState(false);
   const { config, status } = server;
@@ -90,6 +91,18 @@ export function ServerRow({ server, busy, error, onAction, onAskApproval, onAskR
             }}
           >
             Sign in
+          </button>
+        )}
+        {status.state === "signing_in" && (
+          <button
+            type="button"
+            className="button src-small"
+            data-testid="server-cancel-sign-in"
+            onClick={() => {
+              onCancelSignIn(server);
+            }}
+          >
+            Cancel sign-in
           </button>
         )}
         {server.signed_in && (

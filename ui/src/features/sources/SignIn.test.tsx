@@ -94,7 +94,7 @@ describe("signing in to an MCP server", () => {
     expect(within(stopped).getByLabelText("Request").textContent).toContain("code=•••");
   });
 
-  it("says where the sign-in page is while the browser has it", async () => {
+  it("says where the sign-in page is while the browser has it, and cancels it", async () => {
     const backend = withGuardedServer();
     const tracker = backend.servers.find((s) => s.config.name === "tracker");
     if (!tracker) throw new Error("no tracker");
@@ -103,5 +103,10 @@ describe("signing in to an MCP server", () => {
     await screen.findAllByTestId("server-item");
     const note = within(row("tracker")).getByTestId("server-signing-in");
     expect(note.textContent).toContain("https://auth.example.com/authorize?client_id=c1");
+
+    fireEvent.click(within(row("tracker")).getByTestId("server-cancel-sign-in"));
+    await waitFor(() => {
+      expect(backend.argsOf("mcp_cancel_sign_in")).toEqual([{ name: "tracker" }]);
+    });
   });
 });

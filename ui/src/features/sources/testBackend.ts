@@ -262,6 +262,11 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
           server.signed_in = true;
           return server;
         }
+        case "mcp_cancel_sign_in": {
+          const server = find(args.name);
+          server.status = { state: "sign_in_required", reason: "the sign-in was cancelled" };
+          return null;
+        }
         case "mcp_sign_out": {
           const server = find(args.name);
           server.status = { state: "sign_in_required", reason: "the server requires signing in" };

@@ -19,6 +19,8 @@ export interface McpServers {
   errors: ReadonlyMap<string, string>;
   reload: () => void;
   act: (server: SourceState, action: ServerAction) => Promise<void>;
+  /** Gives up a sign-in waiting for the browser; the running "sign in" action then ends. */
+  cancelSignIn: (server: SourceState) => void;
   /** Adds (`previousName` null) or updates a server; throws the backend's error. */
   save: (config: McpServerConfig, previousName: string | null) => Promise<SourceState>;
 }
@@ -79,5 +81,12 @@ export function useMcpServers(): McpServers {
     [reload],
   );
 
-  return { servers, loadError, busy, errors, reload, act, save };
+  const cancelSignIn = useCallback((server: SourceState) => {
+    const name = server.config.name;
+    ipc.mcpCancelSignIn(name).catch((reason: unknown) => {
+      setErrors((previous) => new Map(previous).set(name, `Could not cancel the sign-in: ${errorMessage(reason)}`));
+    });
+  }, []);
+
+  return { servers, loadError, busy, errors, reload, act, save, cancelSignIn };
 }

@@ -29,6 +29,8 @@ pub enum OAuthError {
         "the sign-in did not come back within {0} s (finish it in the browser, then connect again)"
     )]
     Timeout(u64),
+    #[error("the sign-in was cancelled before the browser came back")]
+    Cancelled,
     #[error(
         "the authorization server refused the sign-in: {error}{}",
         describe(description)
@@ -124,7 +126,7 @@ impl OAuthError {
             },
             Self::RefreshRejected(why) => Self::RefreshRejected(r(why)),
             Self::Flow(why) => Self::Flow(r(why)),
-            same @ (Self::Timeout(_) | Self::StateMismatch) => same,
+            same @ (Self::Timeout(_) | Self::Cancelled | Self::StateMismatch) => same,
         }
     }
 

@@ -86,6 +86,9 @@ pub struct SignInContext {
     pub files: Option<SignInFiles>,
     pub trace: Arc<SignInTrace>,
     pub policy: SignInPolicy,
+    /// Ends a sign-in that waits for the browser (the person gave up on the page, or the
+    /// connection was replaced): its listener closes at once instead of after five minutes.
+    pub cancel: tokio_util::sync::CancellationToken,
 }
 
 /// Runs one sign-in for the MCP server at `url`: discovery (seeded from the 401's
@@ -191,7 +194,10 @@ async fn run_sign_in(
             listener.redirect_uri()
         )),
     );
-    let redirect = listener.wait(wait).await?;
+    let redirect = tokio::select! {
+        redirect = listener.wait(wait) => redirect?,
+        () = context.cancel.cancelled() => return Err(OAuthError::Cancelled),
+    };
     // Checked here, not left to rmcp: it reports an unknown state as an internal error
     // ("Authorization state not found"), which would not tell a forged redirect apart.
     let returned_state = AuthorizationCallback::from_redirect_url(&redirect)

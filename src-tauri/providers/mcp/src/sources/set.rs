@@ -213,6 +213,7 @@ impl McpSources {
                 names: MethodNames::default(),
                 epoch: 0,
                 signed_in: false,
+                sign_in_cancel: tokio_util::sync::CancellationToken::new(),
             }),
             registry: Arc::clone(&self.registry),
             changed: Arc::clone(&self.changed),
@@ -230,6 +231,12 @@ impl McpSources {
         let source = self.get(name)?;
         self.start_with(&source, SignInPolicy::Automatic).await;
         Ok(source.state())
+    }
+
+    /// Gives up the server's sign-in that waits for the browser; it then shows that it needs
+    /// one. Nothing happens when no sign-in waits.
+    pub fn cancel_sign_in(&self, name: &str) -> Result<(), SourceError> {
+        self.get(name).map(|source| source.cancel_sign_in())
     }
 
     /// Forgets the server's stored sign-in and connects it again without one. `Ok` also when

@@ -130,6 +130,8 @@ impl Server {
 #[derive(Clone, Default)]
 pub struct Person {
     refuse: bool,
+    /// Opens the page and never finishes it (walked away from the browser).
+    walk_away: bool,
     /// The authorization URLs opened, in order.
     pub opened: Arc<Mutex<Vec<String>>>,
     /// Where the authorization server sent the browser back to.
@@ -141,6 +143,13 @@ impl Person {
     pub fn refusing() -> Self {
         Self {
             refuse: true,
+            ..Self::default()
+        }
+    }
+
+    pub fn walking_away() -> Self {
+        Self {
+            walk_away: true,
             ..Self::default()
         }
     }
@@ -208,6 +217,9 @@ impl Browser for Person {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(url.to_owned());
+        if self.walk_away {
+            return Ok(());
+        }
         // Called inside the client's sign-in, on the runtime: the approval runs beside it, as a
         // person's browser would, while the client waits on its listener.
         let person = self.clone();
