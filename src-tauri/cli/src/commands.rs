@@ -122,7 +122,13 @@ fn parse_source(text: &str) -> Result<ToolSource, String> {
 }
 
 pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
-    if global.mcp_config.is_some() || global.http_tools.is_some() || !global.wasm_tools.is_empty() {
+    // The proxy starts only the server on its own command line, whatever the environment says.
+    let proxy = matches!(command, Command::Proxy(_));
+    if !proxy
+        && (global.mcp_config.is_some()
+            || global.http_tools.is_some()
+            || !global.wasm_tools.is_empty())
+    {
         // `--yes` also accepts what MCP servers ask during calls, with the schema's defaults.
         let yes = match &command {
             Command::Call(args) => args.flags.yes,
@@ -160,6 +166,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
         Command::Stats(args) => crate::stats::stats(&global, &args),
         Command::SignOut(args) => crate::sign_out::sign_out(&global, &args),
+        Command::Proxy(args) => Ok(crate::proxy::proxy(args).await),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("error: {}", error.message);

@@ -14,6 +14,7 @@ mod exit;
 mod imported;
 mod mcp_client;
 mod output;
+mod proxy;
 mod render;
 mod request_tools;
 mod setup;
@@ -133,6 +134,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Forget the stored sign-in of an MCP server named in --mcp-config.
     SignOut(sign_out::SignOutArgs),
+    /// Sit between an agent and its MCP server: forward everything unchanged, record it all.
+    Proxy(proxy::ProxyArgs),
 }
 
 fn main() -> ExitCode {

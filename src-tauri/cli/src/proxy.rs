@@ -1,0 +1,147 @@
+//! `toolscope proxy mcp --name NAME -- COMMAND ...`: Toolscope in the middle of a real agent
+//! and its MCP server. The agent's configuration runs this instead of the server; the session
+//! is recorded under `<data dir>/proxy/<name>/`. Stdout carries the forwarded messages only;
+//! everything the proxy says goes to stderr.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use toolscope_proxy::recorder::{check_name, sessions_root};
+use toolscope_proxy::{
+    agent_stdin_lines, run_stdio, session_id, EndReason, Recorder, SessionInfo, StdioOptions, Tap,
+};
+
+use crate::exit;
+use crate::setup::data_dir;
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    #[command(subcommand)]
+    kind: ProxyKind,
+}
+
+#[derive(Debug, Subcommand)]
+enum ProxyKind {
+    /// Start an MCP stdio server and forward its traffic unchanged, recording every message.
+    #[command(
+        after_help = "Point the agent's MCP configuration at this command instead of \
+        the server, e.g. \"command\": \"toolscope\", \"args\": [\"proxy\", \"mcp\", \"--name\", \
+        \"files\", \"--\", \"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]. \
+        Sessions are written to <data dir>/proxy/<name>/<session id>.jsonl (docs/proxy.md).\n\n\
+        Exit codes: 0 the agent closed the session · 1 the server exited while the agent was \
+        connected · 2 bad usage · 4 the server could not start or the record could not be \
+        written · 130 interrupted by a signal"
+    )]
+    Mcp(McpProxyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpProxyArgs {
+    /// Name of the server: sessions are recorded under <data dir>/proxy/<NAME>/.
+    #[arg(long)]
+    name: String,
+    /// Refuse tools/call requests whose arguments do not match the tool's inputSchema
+    /// (answered with JSON-RPC error -32602, never forwarded). Without it they are only flagged.
+    #[arg(long)]
+    enforce: bool,
+    /// How long the server may take to exit after the agent closed the session.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    exit_grace_ms: u64,
+    /// The server's command line; everything from its first word on is the server's, so
+    /// `--` before it is optional.
+    #[arg(trailing_var_arg = true, required = true, num_args = 1.., value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+pub async fn proxy(args: ProxyArgs) -> u8 {
+    match args.kind {
+        ProxyKind::Mcp(args) => mcp(args).await,
+    }
+}
+
+async fn mcp(args: McpProxyArgs) -> u8 {
+    if let Err(message) = check_name(&args.name) {
+        eprintln!("error: {message}");
+        return exit::USAGE;
+    }
+    let id = session_id();
+    let recorder = match Recorder::create(&sessions_root(&data_dir()), &args.name, &id) {
+        Ok(recorder) => recorder,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let info = SessionInfo {
+        name: args.name,
+        argv: args.command.clone(),
+        enforce: args.enforce,
+    };
+    let tap = match Tap::start(recorder, &id, &info) {
+        Ok(tap) => Arc::new(tap),
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    eprintln!(
+        "toolscope proxy: recording to {}",
+        tap.recorder().path().display()
+    );
+    let options = StdioOptions {
+        argv: args.command,
+        exit_grace: Duration::from_millis(args.exit_grace_ms),
+    };
+    let outcome = run_stdio(
+        tap.clone(),
+        options,
+        agent_stdin_lines(),
+        tokio::io::stdout(),
+        signal(),
+    )
+    .await;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    if let Some(status) = outcome
+        .server_status
+        .filter(|_| outcome.reason == EndReason::ServerExited)
+    {
+        eprintln!("toolscope proxy: the server exited ({status})");
+    }
+    match outcome.reason {
+        EndReason::Signal => exit::INTERRUPTED,
+        EndReason::ServerExited => exit::TOOL_FAILED,
+        EndReason::AgentClosed if tap.failure().is_some() => exit::ENVIRONMENT,
+        EndReason::AgentClosed => exit::OK,
+    }
+}
+
+/// The name of the first of SIGINT, SIGTERM, SIGHUP to arrive (never resolves if none can be
+/// watched).
+async fn signal() -> String {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) {
+            return tokio::select! {
+                _ = tokio::signal::ctrl_c() => "SIGINT",
+                _ = term.recv() => "SIGTERM",
+                _ = hup.recv() => "SIGHUP",
+            }
+            .to_owned();
+        }
+    }
+    if tokio::signal::ctrl_c().await.is_ok() {
+        return "SIGINT".to_owned();
+    }
+    std::future::pending().await
+}

@@ -1,0 +1,225 @@
+//! Where the message stream meets the record: each line is recorded, observed and its derived
+//! records written under one lock, so `seq` is the order of the file and of the observer, and
+//! all of it happens before the transport forwards the line (a forwarded message is an
+//! acknowledged one: it is in the file).
+//!
+//! A record that cannot be written does not stop the traffic (the agent must keep working
+//! with its server); the first failure is reported on stderr and remembered for the exit code.
+
+use std::sync::{Mutex, MutexGuard};
+
+use base64::Engine;
+use serde_json::{json, Value};
+
+use crate::message::{self, Parsed};
+use crate::observer::Observer;
+use crate::record::{Direction, EndReason, Event, ExitStatusRecord, Origin, RECORD_FORMAT};
+use crate::recorder::{Recorder, SessionInfo};
+use toolscope_engine::jsonl::LogIoError;
+
+/// What to do with a line from the agent.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Send it to the server.
+    Forward,
+    /// Do not forward it; send the agent this line (already recorded) instead.
+    Answer(Vec<u8>),
+}
+
+/// How a session ended, for [`Tap::end`].
+#[derive(Debug, Clone, Default)]
+pub struct Ending<'a> {
+    pub signal: Option<&'a str>,
+    pub server_status: Option<ExitStatusRecord>,
+    pub stderr_tail: &'a [String],
+    pub pending_answered: usize,
+}
+
+#[derive(Debug)]
+struct State {
+    next_seq: u64,
+    messages: u64,
+    observer: Observer,
+    failure: Option<String>,
+}
+
+/// The recorder and the observer of one session.
+#[derive(Debug)]
+pub struct Tap {
+    recorder: Recorder,
+    state: Mutex<State>,
+}
+
+impl Tap {
+    /// Writes the session header (seq 0); failing here fails the start.
+    pub fn start(
+        recorder: Recorder,
+        session_id: &str,
+        info: &SessionInfo,
+    ) -> Result<Self, LogIoError> {
+        recorder.append(
+            0,
+            &Event::Session {
+                session_id,
+                name: &info.name,
+                argv: &info.argv,
+                proxy_version: env!("CARGO_PKG_VERSION"),
+                enforce: info.enforce,
+                format: RECORD_FORMAT,
+            },
+        )?;
+        Ok(Self {
+            recorder,
+            state: Mutex::new(State {
+                next_seq: 1,
+                messages: 0,
+                observer: Observer::new(info.enforce),
+                failure: None,
+            }),
+        })
+    }
+
+    pub fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// The first record that could not be written, if any.
+    pub fn failure(&self) -> Option<String> {
+        self.lock().failure.clone()
+    }
+
+    /// A line from the agent, before it is forwarded.
+    pub fn agent_message(&self, line: &[u8]) -> Verdict {
+        let mut state = self.lock();
+        let Some(refusal) = self.take(&mut state, Direction::AgentToServer, None, line) else {
+            return Verdict::Forward;
+        };
+        let mut answer = refusal.response.into_bytes();
+        answer.push(b'\n');
+        self.take(
+            &mut state,
+            Direction::ServerToAgent,
+            Some(Origin::Proxy),
+            &answer,
+        );
+        Verdict::Answer(answer)
+    }
+
+    /// A line from the server, before it is forwarded.
+    pub fn server_message(&self, line: &[u8]) {
+        let mut state = self.lock();
+        self.take(&mut state, Direction::ServerToAgent, None, line);
+    }
+
+    /// Answers every request of the agent the server left unanswered with a JSON-RPC error
+    /// (`code`, `message`, `data`), records the answers and returns them as lines to send.
+    pub fn answer_pending(&self, code: i64, message: &str, data: &Value) -> Vec<Vec<u8>> {
+        let mut state = self.lock();
+        let ids: Vec<_> = state
+            .observer
+            .pending_agent_requests()
+            .into_iter()
+            .map(|p| p.id.clone())
+            .collect();
+        ids.into_iter()
+            .map(|id| {
+                let mut line = json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "error": {"code": code, "message": message, "data": data},
+                })
+                .to_string()
+                .into_bytes();
+                line.push(b'\n');
+                self.take(
+                    &mut state,
+                    Direction::ServerToAgent,
+                    Some(Origin::Proxy),
+                    &line,
+                );
+                line
+            })
+            .collect()
+    }
+
+    /// Writes the last record of the session.
+    pub fn end(&self, reason: EndReason, ending: &Ending<'_>) {
+        let mut state = self.lock();
+        let messages = state.messages;
+        self.write(
+            &mut state,
+            &Event::End {
+                reason,
+                signal: ending.signal,
+                server_status: ending.server_status,
+                stderr_tail: ending.stderr_tail,
+                pending_answered: ending.pending_answered,
+                messages,
+            },
+        );
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Records are built before they are written; a panic elsewhere leaves nothing half-done.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records `line` and what it means; returns the observer's refusal, if any.
+    fn take(
+        &self,
+        state: &mut State,
+        dir: Direction,
+        origin: Option<Origin>,
+        line: &[u8],
+    ) -> Option<crate::observer::Refusal> {
+        let content = message::content(line);
+        let parsed = message::parse(line);
+        let event = match &parsed {
+            Parsed::Json { raw, .. } => Event::Message {
+                dir,
+                origin,
+                bytes: content.len(),
+                msg: Some(raw),
+                text: None,
+                base64: None,
+            },
+            Parsed::NotJson => Event::Message {
+                dir,
+                origin,
+                bytes: content.len(),
+                msg: None,
+                text: Some(String::from_utf8_lossy(content).into_owned()),
+                base64: std::str::from_utf8(content)
+                    .is_err()
+                    .then(|| base64::engine::general_purpose::STANDARD.encode(content)),
+            },
+        };
+        state.messages += 1;
+        let (seq, ms) = self.write(state, &event);
+        let Parsed::Json { messages, .. } = &parsed else {
+            return None;
+        };
+        let (events, refusal) = state.observer.observe(dir, seq, ms, messages);
+        for event in &events {
+            self.write(state, event);
+        }
+        refusal
+    }
+
+    fn write(&self, state: &mut State, event: &Event<'_>) -> (u64, f64) {
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        match self.recorder.append(seq, event) {
+            Ok(ms) => (seq, ms),
+            Err(error) => {
+                if state.failure.is_none() {
+                    eprintln!(
+                        "toolscope proxy: recording failed, forwarding goes on unrecorded: {error}"
+                    );
+                    state.failure = Some(error.to_string());
+                }
+                (seq, self.recorder.elapsed_ms())
+            }
+        }
+    }
+}
