@@ -29,6 +29,16 @@
 // WebKitNetworkProcess) from /proc/<pid>/status; PSS from /proc/<pid>/smaps_rollup alongside
 // (RSS double-counts shared libraries across the three processes, PSS does not).
 //
+// Where growth lives: after start, with the Executor's echo_echo form shown (UI runs), after
+// the runs and 15 s later, each process's anonymous resident memory is split by kind of
+// mapping (brk heap, shared paint buffers, unnamed mappings by size and permissions), and the
+// page's registered Tauri callbacks and DOM elements are counted. Knobs for diagnosis:
+// BENCH_RUNS_CHUNK=N (runs per in-page batch, default 50), BENCH_RUNS_MEMORY_EVERY_CHUNK=1 (RSS
+// after every batch), BENCH_RUNS_PLAIN=1 (UI runs without the per-run MutationObserver and
+// MessageChannel: polling only, so the bench's own instruments can be ruled out). JavaScriptCore
+// reads JSC_<option> variables in the web process (e.g. JSC_useDFGJIT=false, JSC_logGC=1; the
+// GC log lands in target/e2e-logs/bench-tauri-driver.log).
+//
 // Search latency: the app is started with TOOLSCOPE_SYNTHETIC_METHODS=N (N generated methods
 // on top of the ~16 built-in ones). Real key events are sent to [data-testid=discovery-search]
 // through WebDriver; the page records each keydown's event.timeStamp and the last DOM mutation
@@ -167,9 +177,9 @@ function appMemory(appPid) {
  * and anonymous memory (heaps, JS heap, stacks). Shared libraries are counted once per
  * process, as RSS counts them.
  */
-function memoryBreakdown(appPid) {
+function memoryBreakdown(appPid, onlyPid = null) {
   const table = processTable();
-  const pids = [appPid, ...descendants(appPid, table)];
+  const pids = onlyPid === null ? [appPid, ...descendants(appPid, table)] : [onlyPid];
   const kinds = { webkit: 0, mesaLlvm: 0, otherLibs: 0, appBinary: 0, anon: 0 };
   for (const pid of pids) {
     let smaps;
@@ -195,7 +205,56 @@ function memoryBreakdown(appPid) {
       else kinds.anon += kib;
     }
   }
+  if (onlyPid !== null) {
+    const parts = Object.entries(anonKinds(onlyPid))
+      .filter(([, kib]) => kib >= 512)
+      .map(([kind, kib]) => `${kind} ${mib(kib)}`)
+      .join(", ");
+    return `${mib(kinds.anon)} anonymous (${parts}), ${mib(kinds.webkit + kinds.mesaLlvm + kinds.otherLibs + kinds.appBinary)} file-backed`;
+  }
   return `WebKit+JSC libraries ${mib(kinds.webkit)}, Mesa GL+LLVM ${mib(kinds.mesaLlvm)}, other libraries ${mib(kinds.otherLibs)}, app binary ${mib(kinds.appBinary)}, anonymous and other ${mib(kinds.anon)}`;
+}
+
+/**
+ * The anonymous resident memory of one process by kind of mapping: the brk heap (glibc
+ * malloc's main arena), memfd/SysV shared buffers (paint and GL buffers), stacks, and the
+ * unnamed mappings by permissions ("rwx" is JavaScriptCore's JIT code) and size (glibc's
+ * thread arenas are 64 MiB reservations; big unnamed regions are JSC's heap / libpas).
+ */
+function anonKinds(pid) {
+  let smaps;
+  try {
+    smaps = fs.readFileSync(`/proc/${pid}/smaps`, "utf8");
+  } catch {
+    return {};
+  }
+  const kinds = {};
+  let kind = null;
+  for (const line of smaps.split("\n")) {
+    const mapping = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const [, from, to, perms, name] = mapping;
+      const sizeMiB = (parseInt(to, 16) - parseInt(from, 16)) / 1048576;
+      if (name === "[heap]") kind = "brk heap";
+      else if (name.startsWith("/memfd") || name.startsWith("/SYSV") || name.startsWith("/dev/shm")) kind = "shared buffers";
+      else if (name.startsWith("[stack")) kind = "stacks";
+      else if (name === "") kind = `unnamed ${perms.slice(0, 3)} ${sizeMiB >= 64 ? ">=64M" : sizeMiB >= 1 ? "1-64M" : "<1M"}`;
+      else if (name.startsWith("[")) kind = name;
+      else kind = null;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+)/.exec(line);
+    if (rss && kind) kinds[kind] = (kinds[kind] ?? 0) + Number(rss[1]);
+  }
+  return kinds;
+}
+
+/** Per process of the app: its resident memory split into anonymous and file-backed pages. */
+function memoryByProcess(appPid) {
+  const table = processTable();
+  return [appPid, ...descendants(appPid, table)]
+    .map((pid) => `${table.get(pid)?.comm ?? pid} ${memoryBreakdown(appPid, pid)}`)
+    .join("; ");
 }
 
 async function settle(msDelay) {
@@ -296,14 +355,27 @@ async function benchRuns(browser, appPid) {
   const clickToShown = [];
   const shownParts = [];
   const renderSamples = [];
-  const chunk = 50;
+  const chunk = Number(process.env.BENCH_RUNS_CHUNK ?? 50);
   await paintProbes(browser, appPid);
+  if (via === "ui") {
+    // The pane set to echo_echo with its form shown before the first run: what the runs add
+    // is then told apart from what showing the pane and its form costs.
+    await browser.execute(() => {
+      const name = document.querySelector('[data-testid="executor-tool-name"]');
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(name, "echo_echo");
+      name.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await settle(2000);
+    const shown = appMemory(appPid);
+    log(`  Executor pane shown with the echo_echo form, no run yet: RSS ${mib(shown.rss)} (${shown.parts})`);
+    log(`    by process: ${memoryByProcess(appPid)}`);
+  }
   for (let from = 0; from < RUNS; from += chunk) {
     const count = Math.min(chunk, RUNS - from);
     const outcome =
       via === "ui"
         ? await browser.executeAsync(
-            (first, n, done) => {
+            (first, n, plain, done) => {
               const q = (id) => document.querySelector(`[data-testid="${id}"]`);
               const setValue = (element, text) => {
                 const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
@@ -360,6 +432,17 @@ async function benchRuns(browser, appPid) {
                   // When the click's own work (React's render of "running") has let the main
                   // thread go: a message posted now is handled only then.
                   const idleMark = { at: null };
+                  if (plain) {
+                    // BENCH_RUNS_PLAIN=1: no MessageChannel and no MutationObserver per run, only
+                    // polling (coarser figures): what the bench's own instruments cost the page.
+                    await waitUntil(() => {
+                      const result = q("executor-result");
+                      return result?.getAttribute("data-status") === "success" && q("executor-result-body")?.textContent.includes(marker);
+                    }, 10000);
+                    await new Promise((r) => requestAnimationFrame(r));
+                    latencies.push(performance.now() - clicked);
+                    continue;
+                  }
                   const idleChannel = new MessageChannel();
                   idleChannel.port1.onmessage = () => {
                     idleMark.at = performance.now();
@@ -415,6 +498,7 @@ async function benchRuns(browser, appPid) {
             },
             from,
             count,
+            process.env.BENCH_RUNS_PLAIN === "1",
           )
         : await browser.executeAsync(
             (first, n, withHistory, done) => {
@@ -445,7 +529,7 @@ async function benchRuns(browser, appPid) {
     clickToShown.push(...(outcome.latencies ?? []));
     shownParts.push(...(outcome.parts ?? []));
     renderSamples.push(...(outcome.renders ?? []));
-    if ((from + count) % 200 === 0 || from + count === RUNS) {
+    if ((from + count) % 200 === 0 || from + count === RUNS || process.env.BENCH_RUNS_MEMORY_EVERY_CHUNK) {
       const m = appMemory(appPid);
       log(`  ${from + count} runs, ${ms(Date.now() - started)}: RSS ${mib(m.rss)}`);
     }
@@ -479,10 +563,18 @@ async function benchRuns(browser, appPid) {
   await settle(2000);
   const memory = appMemory(appPid);
   log(`  after ${RUNS} runs (+2 s): RSS ${mib(memory.rss)} (${memory.parts}), PSS ${mib(memory.pss)}`);
+  log(`    by process: ${memoryByProcess(appPid)}`);
+  // What the page still holds: Tauri's IPC callbacks (one per pending call or live channel).
+  const pageState = await browser.execute(() => ({
+    callbacks: window.__TAURI_INTERNALS__?.callbacks?.size ?? null,
+    elements: document.getElementsByTagName("*").length,
+  }));
+  log(`    page: ${pageState.callbacks ?? "?"} Tauri callbacks registered, ${pageState.elements} DOM elements`);
   // JavaScriptCore collects lazily: a second reading after some idle time shows what is retained.
   await settle(15_000);
   const idle = appMemory(appPid);
   log(`  15 s later, idle: RSS ${mib(idle.rss)} (${idle.parts}), PSS ${mib(idle.pss)}`);
+  log(`    by process: ${memoryByProcess(appPid)}`);
   return { via, elapsed, memory, idle, shown };
 }
 
@@ -768,6 +860,7 @@ async function main() {
       log(`  after start: RSS ${mib(before.rss)} (${before.parts}), PSS ${mib(before.pss)}`);
       const breakdown = memoryBreakdown(appPid);
       log(`  RSS by mapping: ${breakdown}`);
+      log(`    by process: ${memoryByProcess(appPid)}`);
       report.push(`memory after start: RSS ${mib(before.rss)} over ${before.processes} processes, PSS ${mib(before.pss)} (${before.parts})`);
       if (floor?.memory) {
         report.push(`floor memory after start: RSS ${mib(floor.memory.rss)}, PSS ${mib(floor.memory.pss)} (app / floor PSS ${(before.pss / floor.memory.pss).toFixed(2)})`);

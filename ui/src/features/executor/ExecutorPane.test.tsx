@@ -13,7 +13,7 @@ import { ExecutorPane } from "./ExecutorPane";
 import { stubLayout } from "../discovery/testing";
 import { deferred, entry, installBackend, result, WRITE_SCHEMA, type FakeBackend } from "./testBackend";
 import { HISTORY_ROW_HEIGHT } from "./HistoryRows";
-import { HISTORY_PAGE, REFRESH_PAGE } from "./useHistory";
+import { HISTORY_PAGE, HISTORY_WINDOW, REFRESH_PAGE } from "./useHistory";
 
 // codemirror-json-schema's ESM build uses extension-less relative imports, which vitest's Node
 // loader cannot resolve for an externalized dependency; the editor gets a recording stand-in here
@@ -762,6 +762,68 @@ describe("history", () => {
     expect(shown.length).toBeLessThan(25);
     expect(shown.some((item) => item.textContent.includes('"run 909"'))).toBe(true);
   });
+
+  it("holds a bounded window of entries and reads dropped ones back when scrolled to", async () => {
+    const backend = installBackend({ history: many(1000) });
+    renderPane();
+    await screen.findByText(/1,000 runs, 100 loaded/);
+    const scroller = screen.getByTestId("history-list").parentElement;
+    if (!scroller) throw new Error("no scroller");
+    const scrollTo = (row: number) => {
+      scroller.scrollTop = row * HISTORY_ROW_HEIGHT;
+      fireEvent.scroll(scroller);
+    };
+    scrollTo(90);
+    await screen.findByText(/1,000 runs, 200 loaded/);
+    scrollTo(190);
+    await waitFor(() => {
+      expect(backend.argsOf("history_list")).toContainEqual({ query: null, offset: 200, limit: HISTORY_PAGE });
+    });
+    // Still 200 held: the newest 100 were dropped to make room.
+    await waitFor(() => {
+      expect(screen.getAllByTestId("history-item").some((item) => item.textContent.includes('"run 800"'))).toBe(true);
+    });
+    expect(screen.getByText(/1,000 runs, 200 loaded/)).toBeTruthy();
+    const deep = screen.getAllByTestId("history-item");
+    expect(deep.some((item) => item.getAttribute("aria-posinset") === "200")).toBe(true);
+
+    // Back at the top: the dropped rows are placeholders until their page is read again.
+    const reads = backend.argsOf("history_list").length;
+    scrollTo(0);
+    await waitFor(() => {
+      expect(at(screen.getAllByTestId("history-item"), 0).textContent).toContain('{"message":"run 999"}');
+    });
+    expect(backend.argsOf("history_list").slice(reads)).toContainEqual({ query: null, offset: 0, limit: HISTORY_PAGE });
+    expect(screen.queryAllByTestId("history-placeholder")).toHaveLength(0);
+    expect(screen.getByText(/1,000 runs, 200 loaded/)).toBeTruthy();
+  });
+
+  it("keeps at most a window of entries however many runs are made", async () => {
+    const backend = installBackend({ history: many(HISTORY_WINDOW + 50) });
+    backend.execute = ({ call }) => {
+      backend.history.push(entry("new-1", call.tool_name, call.args, Date.UTC(2025, 0, 2)));
+      return result({ tool_name: call.tool_name });
+    };
+    renderPane();
+    await screen.findByText(/250 runs, 100 loaded/);
+    // Scrolled to the end of the first page: the next one fills the window.
+    const scroller = screen.getByTestId("history-list").parentElement;
+    if (!scroller) throw new Error("no scroller");
+    scroller.scrollTop = (HISTORY_PAGE - 5) * HISTORY_ROW_HEIGHT;
+    fireEvent.scroll(scroller);
+    await screen.findByText(/250 runs, 200 loaded/);
+    scroller.scrollTop = 0;
+    fireEvent.scroll(scroller);
+    await chooseTool("calculator_evaluate");
+    fireEvent.change(field("expression"), { target: { value: "1+2" } });
+    fireEvent.click(screen.getByTestId("executor-run"));
+    // The new run on top, the oldest held entry dropped: still a window of 200.
+    await screen.findByText(/251 runs, 200 loaded/);
+    const first = at(screen.getAllByTestId("history-item"), 0);
+    expect(first.getAttribute("data-tool-name")).toBe("calculator_evaluate");
+    expect(first.getAttribute("aria-posinset")).toBe("1");
+    expect(screen.getByRole("button", { name: "Load 51 more" })).toBeTruthy();
+  }, 15_000);
 
   it("after a run asks only for the newest entries and puts the new one on top", async () => {
     const backend = installBackend({ history: many(150) });

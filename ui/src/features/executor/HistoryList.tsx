@@ -1,7 +1,8 @@
 /**
  * The run history (persisted by the backend, newest first): debounced search, per entry time,
  * routing name, status and duration, with re-run (same call, parent = the entry) and
- * edit-and-re-run (into the editor), in a virtualised list that loads pages as it scrolls.
+ * edit-and-re-run (into the editor), in a virtualised list over a bounded window of entries that
+ * loads pages as it scrolls (see useHistory).
  * Export as JSONL. Unreadable lines the backend skipped are reported, never hidden.
  */
 import { memo, useId } from "react";
@@ -81,16 +82,17 @@ export const HistoryList = memo(function HistoryList({ view, query, onQueryChang
       )}
       <HistoryRows
         entries={list?.entries ?? []}
+        offset={list?.offset ?? 0}
         total={list?.total ?? 0}
         busy={busy}
         labelledBy={`${searchId}-title`}
-        onNearEnd={view.loadMore}
+        onRange={view.show}
         onRerun={onRerun}
         onEdit={onEdit}
       />
       {view.hasMore && (
         <button type="button" className="button ex-small ex-history-more" onClick={view.loadMore} disabled={loading}>
-          Load {formatCount(Math.min(HISTORY_PAGE, (list?.total ?? 0) - (list?.entries.length ?? 0)))} more
+          Load {formatCount(Math.min(HISTORY_PAGE, (list?.total ?? 0) - (list?.offset ?? 0) - (list?.entries.length ?? 0)))} more
         </button>
       )}
     </section>

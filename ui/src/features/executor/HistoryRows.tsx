@@ -1,8 +1,9 @@
 /**
- * The loaded history entries as a virtualised list: only the rows in view (plus a few) are in
- * the DOM, each a memoised row of fixed height, so the list costs the same with 10 entries or
- * 10,000, and a new run re-renders the visible rows only. Scrolling near the end of what is
- * loaded asks for the next page.
+ * The held window of history entries as a virtualised list: only the rows in view (plus a few)
+ * are in the DOM, each a memoised row of fixed height, so the list costs the same with 10
+ * entries or 10,000, and a new run re-renders the visible rows only. The rows above the window
+ * (entries dropped from it, or new runs made while scrolled down) are placeholders of the same
+ * height; the list reports the rows in view, and the history loads the pages they need.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useRef } from "react";
@@ -14,8 +15,6 @@ import { CopyAs } from "../results/CopyAs";
 /** Row height in px; executor.css lays a row out to fit it exactly. */
 export const HISTORY_ROW_HEIGHT = 58;
 const OVERSCAN = 6;
-/** Rows before the end of the loaded entries at which the next page is asked for. */
-const LOAD_AHEAD = 20;
 const PREVIEW_CHARS = 120;
 
 function argsPreview(entry: HistorySummary): string {
@@ -100,26 +99,47 @@ const HistoryRow = memo(function HistoryRow({ entry, position, setSize, top, bus
   );
 });
 
+/** A row whose entry is not in the held window (yet): loaded when it comes into view. */
+const PlaceholderRow = memo(function PlaceholderRow({ position, setSize, top }: { position: number; setSize: number; top: number }) {
+  return (
+    <li
+      className="ex-history-item ex-history-placeholder muted"
+      data-testid="history-placeholder"
+      aria-posinset={position}
+      aria-setsize={setSize}
+      aria-busy="true"
+      style={{ transform: `translateY(${String(top)}px)` }}
+    >
+      Loading…
+    </li>
+  );
+});
+
 interface Props {
+  /** The held window of entries... */
   entries: readonly HistorySummary[];
-  /** Matching entries in the whole history (more than `entries` while pages are still to load). */
+  /** ...and where it starts in the whole (matching) history: the rows above it are placeholders. */
+  offset: number;
+  /** Matching entries in the whole history (more than the window's end while pages are still to load). */
   total: number;
   busy: boolean;
   labelledBy: string;
-  onNearEnd: () => void;
+  /** The rows in view (positions in the whole history, from 0), whenever they or the window change. */
+  onRange: (first: number, last: number) => void;
   onRerun: (entry: HistorySummary) => void;
   onEdit: (entry: HistorySummary) => void;
 }
 
-export function HistoryRows({ entries, total, busy, labelledBy, onNearEnd, onRerun, onEdit }: Props) {
+export function HistoryRows({ entries, offset, total, busy, labelledBy, onRange, onRerun, onEdit }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const getItemKey = useCallback((index: number) => entries[index]?.id ?? index, [entries]);
+  const count = offset + entries.length;
+  const getItemKey = useCallback((index: number) => entries[index - offset]?.id ?? `at-${String(index)}`, [entries, offset]);
   const estimateSize = useCallback(() => HISTORY_ROW_HEIGHT, []);
   // Not built with the React Compiler, and nothing the virtualizer returns goes to a memoised
   // child as is, so its unmemoisable API is safe here (as in the Discovery list).
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
-    count: entries.length,
+    count,
     getScrollElement: () => scrollRef.current,
     estimateSize,
     getItemKey,
@@ -127,14 +147,15 @@ export function HistoryRows({ entries, total, busy, labelledBy, onNearEnd, onRer
     useFlushSync: false,
   });
   const items = virtualizer.getVirtualItems();
+  const firstShown = items[0]?.index ?? -1;
   const lastShown = items.at(-1)?.index ?? -1;
 
   useEffect(() => {
-    if (entries.length < total && lastShown >= entries.length - LOAD_AHEAD) onNearEnd();
-  }, [entries.length, total, lastShown, onNearEnd]);
+    if (lastShown >= 0) onRange(firstShown, lastShown);
+  }, [firstShown, lastShown, offset, count, total, onRange]);
 
   return (
-    <div ref={scrollRef} className="ex-history-scroll" data-empty={entries.length === 0}>
+    <div ref={scrollRef} className="ex-history-scroll" data-empty={count === 0}>
       <ol
         className="ex-history-list"
         data-testid="history-list"
@@ -142,8 +163,10 @@ export function HistoryRows({ entries, total, busy, labelledBy, onNearEnd, onRer
         style={{ height: `${String(virtualizer.getTotalSize())}px` }}
       >
         {items.map((item) => {
-          const entry = entries[item.index];
-          if (!entry) return null;
+          const entry = entries[item.index - offset];
+          if (!entry) {
+            return <PlaceholderRow key={item.key} position={item.index + 1} setSize={total} top={item.start} />;
+          }
           return (
             <HistoryRow
               key={entry.id}
