@@ -14,6 +14,7 @@ import path from "node:path";
 
 import { agentConversation, agentRecorded, startModelServer } from "./lib/agent.mjs";
 import { pasteInto } from "./lib/editor.mjs";
+import { runEchoText } from "./lib/mcpCall.mjs";
 import { samplingScenario } from "./lib/sampling.mjs";
 import { browserStandIn, signInRemembered, signInScenario, startOAuthServer } from "./lib/signIn.mjs";
 import { metricsScenario, settingsRemembered, settingsScenario } from "./lib/settingsMetrics.mjs";
@@ -589,30 +590,7 @@ async function sourcesScenario() {
 
 async function mcpCallScenario() {
   expect(mcpReady, "the MCP server did not come up (previous scenario)");
-  const method = `${MCP_NAME}_echo-text`;
-  await showPane("discovery");
-  await setNativeValue(browser, tid("discovery-search"), "echo-text");
-  await waitVisible(browser, tid(`method-item-${method}`), { what: `${method} in Discovery (reloaded on sources-changed)` });
-  await clickTestId(browser, `method-item-${method}`);
-  await waitVisible(browser, tid("method-detail"), { what: `method detail of ${method}` });
-  await clickTestId(browser, "load-into-executor");
-  await waitFor(browser, async () => (await textOf(browser, tid("executor-tool-name"))) === method, {
-    timeout: 5_000,
-    explain: async () => `executor-tool-name is ${JSON.stringify(await textOf(browser, tid("executor-tool-name")))}, want ${method}`,
-  });
-  if (await browser.$(tid("executor-mode-form")).isExisting()) await clickTestId(browser, "executor-mode-form");
-  const field = await waitVisible(browser, "#root_text", { what: "the form's text field of echo-text" });
-  await field.setValue("hello over MCP");
-  await clickTestId(browser, "executor-run");
-  // The previous scenario's result stays shown until this run replaces it (later on a loaded
-  // machine): wait for this call's own output, not just any finished result.
-  const resultBody = async () => (await textOf(browser, tid("executor-result-body"))) ?? "";
-  await waitFor(browser, async () => (await resultBody()).includes("hello over MCP"), {
-    timeout: RUN_TIMEOUT,
-    explain: async () => `${method} result body: ${JSON.stringify((await resultBody()).slice(0, 300))}`,
-  });
-  const [status] = await waitStatus(tid("executor-result"), `${method} result`);
-  expect(status === "success", `${method}: data-status="${status}"`);
+  await runEchoText({ browser, showPane, method: `${MCP_NAME}_echo-text`, text: "hello over MCP" });
 
   // A long call reports progress while it runs.
   await setNativeValue(browser, tid("executor-tool-name"), `${MCP_NAME}_slow-op`);
@@ -852,7 +830,7 @@ async function main() {
     await scenario("4c hermes reply: auto-detected, replayed as a stream", replayScenario);
     await scenario("6 sources: add the MCP test server, approve its command line, status ready", sourcesScenario);
     await scenario("7 MCP tools: found in Discovery, run in the Executor (text, progress, rich content)", mcpCallScenario);
-    await scenario("18 MCP sign-in: an OAuth-protected server asks first, signs in through the browser, shows its steps, refreshes an expired token", async () => {
+    await scenario("18 MCP sign-in: an OAuth-protected server asks first, signs in through the browser, runs its tool, shows its steps, refreshes an expired token", async () => {
       oauthServer = await startOAuthServer(MCP_TEST_SERVER);
       await signInScenario({ browser, showPane, server: oauthServer, standIn });
     });

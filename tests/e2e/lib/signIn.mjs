@@ -4,7 +4,7 @@
 // authorization page's redirect back to the app's loopback listener.
 //
 // The app must not open the browser by itself: the server first shows "sign in required".
-// Signing in gets it ready; its steps are shown; an expired token is refreshed without a second
+// Signing in gets it ready and its echo-text runs in the Executor; its steps are shown; an expired token is refreshed without a second
 // authorization; after a restart it is still signed in; signing out forgets it.
 
 import { spawn } from "node:child_process";
@@ -12,6 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 
+import { runEchoText } from "./mcpCall.mjs";
 import { APP_IDENTIFIER, attributesOf, clickTestId, expect, log, ROOT, screenshot, setNativeValue, textOf, tid, waitFor, waitVisible } from "./harness.mjs";
 
 export const SIGN_IN_NAME = "guarded";
@@ -80,6 +81,9 @@ export async function signInScenario({ browser, showPane, server, standIn }) {
   const opened = pagesOpened(standIn.logFile);
   expect(opened.length === 1 && opened[0].includes("/authorize?"), `pages opened: ${JSON.stringify(opened)}`);
   expect(await browser.$(`${row} ${tid("server-sign-out")}`).isExisting(), "no Sign out button once signed in");
+  // Listed and callable: the call carries the token.
+  await runEchoText({ browser, showPane, method: `${SIGN_IN_NAME}_echo-text`, text: "hello behind OAuth" });
+  await showPane("sources");
 
   await clickTestId(browser, "server-sign-in-steps", { selector: `${row} ${tid("server-sign-in-steps")}` });
   const stepTitles = async () =>
