@@ -5,15 +5,13 @@
 //! one. Two classes it flattens: a discovery redirect to another site arrives as a
 //! `DiscoveryRequestFailed` whose source is a private rmcp type, and a token endpoint that
 //! answers HTML arrives as `TokenExchangeFailed(String)` with the oauth2 crate's wording.
-//! Rather than match that text, the OAuth client is wrapped ([`Watched`]) so what the answers
-//! showed (redirects, content types, which origins were contacted) is kept aside as
-//! [`Findings`], and the error is classified from those.
+//! Rather than match that text, the OAuth client notes what the answers showed (redirects,
+//! content types, which origins were contacted) as [`Findings`], and the error is classified
+//! from those.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use rmcp::transport::auth::{
-    AuthError, OAuthHttpClient, OAuthHttpClientFuture, OAuthHttpRedirectPolicy, OAuthHttpRequest,
-};
+use rmcp::transport::auth::AuthError;
 use url::Url;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -255,52 +253,34 @@ fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
-/// An OAuth client that notes what its answers showed, then hands them on unchanged.
-pub(crate) struct Watched<C> {
-    pub inner: C,
-    pub findings: Arc<Findings>,
-}
-
-impl<C: OAuthHttpClient> OAuthHttpClient for Watched<C> {
-    fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
-        let sent_to = Url::parse(&request.request.uri().to_string()).ok();
-        let stops = request.redirect_policy == OAuthHttpRedirectPolicy::Stop;
-        let for_token = String::from_utf8_lossy(request.request.body()).contains("grant_type=");
-        Box::pin(async move {
-            let response = self.inner.execute(request).await?;
-            let Some(sent_to) = sent_to else {
-                return Ok(response);
-            };
-            let mut seen = self.findings.lock();
-            // Once each: a connection refreshing for weeks must not grow the list.
-            if !seen.origins.contains(&origin(&sent_to)) {
-                seen.origins.push(origin(&sent_to));
+impl Findings {
+    /// Notes what one answer showed: where it came from, a redirect to another origin that a
+    /// stopped request got (rmcp follows one itself only on the same origin), and a token
+    /// answer that is not JSON.
+    pub(crate) fn note(
+        &self,
+        sent_to: &Url,
+        stopped: bool,
+        for_token: bool,
+        status: http::StatusCode,
+        headers: &http::HeaderMap,
+    ) {
+        let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
+        let mut seen = self.lock();
+        // Once each: a connection refreshing for weeks must not grow the list.
+        if !seen.origins.contains(&origin(sent_to)) {
+            seen.origins.push(origin(sent_to));
+        }
+        if stopped && status.is_redirection() {
+            let next = header(http::header::LOCATION).and_then(|l| sent_to.join(l).ok());
+            if let Some(next) = next.filter(|next| origin(next) != origin(sent_to)) {
+                seen.redirect = Some((sent_to.to_string(), next.to_string()));
             }
-            let header = |name| {
-                response
-                    .headers()
-                    .get(name)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned)
-            };
-            let status = response.status();
-            if stops && status.is_redirection() {
-                // rmcp follows a stopped redirect itself when it stays on the same origin.
-                let next = header(http::header::LOCATION).and_then(|l| sent_to.join(&l).ok());
-                if let Some(next) = next.filter(|next| origin(next) != origin(&sent_to)) {
-                    seen.redirect = Some((sent_to.to_string(), next.to_string()));
-                }
-            }
-            let content_type = header(http::header::CONTENT_TYPE);
-            if for_token
-                && status.is_success()
-                && !content_type.as_deref().is_some_and(|t| t.contains("json"))
-            {
-                seen.not_json = Some(content_type.unwrap_or_else(|| "no content type".into()));
-            }
-            drop(seen);
-            Ok(response)
-        })
+        }
+        let content_type = header(http::header::CONTENT_TYPE);
+        if for_token && status.is_success() && !content_type.is_some_and(|t| t.contains("json")) {
+            seen.not_json = Some(content_type.unwrap_or("no content type").to_owned());
+        }
     }
 }
 

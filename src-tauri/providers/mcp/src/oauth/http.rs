@@ -1,7 +1,9 @@
 //! The HTTP client under every OAuth request rmcp makes for a server (discovery, registration,
-//! token exchange, refresh), plugged in through rmcp's `OAuthHttpClient` hook for two reasons:
+//! token exchange, refresh), plugged in through rmcp's `OAuthHttpClient` hook for three reasons:
 //! - each exchange becomes a step of the server's [`SignInTrace`], which rmcp has no other way
 //!   to show;
+//! - what the answers showed is noted as [`Findings`], which tell apart the failures rmcp
+//!   reports as flattened text;
 //! - the addresses it connects to are checked, as rmcp's own client does (its checker is
 //!   private to it): the metadata a server publishes decides where the client goes next, so a
 //!   hostile server could point it at the person's router or a cloud metadata address. Public
@@ -21,6 +23,7 @@ use rmcp::transport::auth::{
 };
 use url::Url;
 
+use super::error::Findings;
 use super::trace::{http_text, SignInTrace, StepOutcome};
 
 /// rmcp's own limits for OAuth requests.
@@ -151,11 +154,17 @@ pub struct TracedHttpClient {
     stop: reqwest::Client,
     policy: Arc<AddressPolicy>,
     trace: Arc<SignInTrace>,
+    /// What the answers showed, to classify the errors rmcp flattens (see `error`).
+    findings: Arc<Findings>,
     server: Url,
 }
 
 impl TracedHttpClient {
-    pub fn new(server: &Url, trace: Arc<SignInTrace>) -> Result<Self, String> {
+    pub fn new(
+        server: &Url,
+        trace: Arc<SignInTrace>,
+        findings: Arc<Findings>,
+    ) -> Result<Self, String> {
         let policy = Arc::new(AddressPolicy::for_server(server));
         let redirects = Arc::clone(&policy);
         let follow_policy = reqwest::redirect::Policy::custom(move |attempt| {
@@ -181,6 +190,7 @@ impl TracedHttpClient {
             stop: build(reqwest::redirect::Policy::none())?,
             policy: Arc::clone(&policy),
             trace,
+            findings,
             server: server.clone(),
         })
     }
@@ -236,6 +246,8 @@ impl OAuthHttpClient for TracedHttpClient {
             let redirect = request.redirect_policy;
             let request = request.request;
             let title = title_of(&request, &self.server);
+            let sent_to = Url::parse(&request.uri().to_string()).ok();
+            let for_token = String::from_utf8_lossy(request.body()).contains("grant_type=");
             let sent = http_text(
                 &format!("{} {}", request.method(), request.uri()),
                 request.headers(),
@@ -245,6 +257,11 @@ impl OAuthHttpClient for TracedHttpClient {
                 .map_err(|e| Box::new(e) as OAuthHttpClientError)?;
             match self.send(request, redirect).await {
                 Ok((status, headers, body)) => {
+                    if let Some(sent_to) = &sent_to {
+                        let stopped = redirect == OAuthHttpRedirectPolicy::Stop;
+                        self.findings
+                            .note(sent_to, stopped, for_token, status, &headers);
+                    }
                     let (outcome, note) = judge(&title, status, &headers);
                     let answer = http_text(&status.to_string(), &headers, &body);
                     self.trace
@@ -384,7 +401,8 @@ mod tests {
     async fn refuses_plain_http_to_an_oauth_endpoint_off_loopback() {
         let server = Url::parse("https://mcp.example.com/mcp").expect("a URL");
         let trace = Arc::new(SignInTrace::default());
-        let client = TracedHttpClient::new(&server, Arc::clone(&trace)).expect("a client");
+        let client =
+            TracedHttpClient::new(&server, Arc::clone(&trace), Arc::default()).expect("a client");
         let request = reqwest::Request::new(
             http::Method::GET,
             Url::parse("http://auth.example.com/.well-known/oauth-authorization-server")

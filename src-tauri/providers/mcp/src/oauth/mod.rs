@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 pub use self::authorizer::{Authorizer, SignInPolicy, MAX_SIGN_INS};
 use self::callback::CallbackListener;
 pub use self::error::OAuthError;
-use self::error::{explain, Findings, Watched};
+use self::error::{explain, Findings};
 use self::store::{FileCredentialStore, SignInFiles};
 use self::trace::{mask_url, SignInTrace, StepOutcome};
 /// How long restoring a stored sign-in may spend discovering the authorization server again.
@@ -244,10 +244,8 @@ async fn watched_manager(
     let parsed = url::Url::parse(url)
         .map_err(|e| OAuthError::Flow(format!("the MCP server has no valid address ({e})")))?;
     let findings = Arc::new(Findings::default());
-    let client = Watched {
-        inner: http::TracedHttpClient::new(&parsed, Arc::clone(trace)).map_err(OAuthError::Flow)?,
-        findings: Arc::clone(&findings),
-    };
+    let client = http::TracedHttpClient::new(&parsed, Arc::clone(trace), Arc::clone(&findings))
+        .map_err(OAuthError::Flow)?;
     let manager = AuthorizationManager::new_with_oauth_http_client(url, Arc::new(client)).await?;
     Ok((manager, findings))
 }
