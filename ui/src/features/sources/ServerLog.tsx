@@ -2,38 +2,15 @@
  * What a server printed on stderr and sent as log messages, in a scrollable monospace box
  * that follows the end. Read when shown, and again on every `sources-changed` event.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef } from "react";
 
-import { errorMessage, ipc } from "../../lib/ipc";
-import { useSourcesChanged } from "../../lib/useSourcesChanged";
+import { ipc } from "../../lib/ipc";
+import { useSourceQuery } from "./useSourceQuery";
 
 export function ServerLog({ name }: { name: string }) {
-  const [lines, setLines] = useState<string[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [request, setRequest] = useState(0);
+  const read = useCallback(() => ipc.mcpLog(name), [name]);
+  const { data: lines, loadError: error, reload: refresh } = useSourceQuery(read);
   const box = useRef<HTMLPreElement>(null);
-
-  useEffect(() => {
-    let current = true;
-    ipc.mcpLog(name).then(
-      (found) => {
-        if (!current) return;
-        setLines(found);
-        setError(null);
-      },
-      (reason: unknown) => {
-        if (current) setError(errorMessage(reason));
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [name, request]);
-
-  const refresh = useCallback(() => {
-    setRequest((n) => n + 1);
-  }, []);
-  useSourcesChanged(refresh);
 
   useEffect(() => {
     const element = box.current;

@@ -4,10 +4,10 @@
  * person finds out why a server refuses them. Read when shown, and again on every
  * `sources-changed` event (a sign-in moves the server's status along as it goes).
  */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback } from "react";
 
-import { errorMessage, ipc, type SignInStep, type StepOutcome } from "../../lib/ipc";
-import { useSourcesChanged } from "../../lib/useSourcesChanged";
+import { ipc, type SignInStep, type StepOutcome } from "../../lib/ipc";
+import { useSourceQuery } from "./useSourceQuery";
 
 const OUTCOME: Record<StepOutcome, { label: string; tone: string }> = {
   done: { label: "done", tone: "badge-ok" },
@@ -39,31 +39,8 @@ function Step({ step }: { step: SignInStep }) {
 }
 
 export function SignInSteps({ name }: { name: string }) {
-  const [steps, setSteps] = useState<SignInStep[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [request, setRequest] = useState(0);
-
-  useEffect(() => {
-    let current = true;
-    ipc.mcpSignInSteps(name).then(
-      (found) => {
-        if (!current) return;
-        setSteps(found);
-        setError(null);
-      },
-      (reason: unknown) => {
-        if (current) setError(errorMessage(reason));
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [name, request]);
-
-  const refresh = useCallback(() => {
-    setRequest((n) => n + 1);
-  }, []);
-  useSourcesChanged(refresh);
+  const read = useCallback(() => ipc.mcpSignInSteps(name), [name]);
+  const { data: steps, loadError: error, reload: refresh } = useSourceQuery(read);
 
   return (
     <div className="src-log src-steps" data-testid="sign-in-steps">
