@@ -151,10 +151,7 @@ impl Authorizer {
 
     /// Whether the connection holds a token (a refresh may still be needed to use it).
     pub async fn holds_token(&self) -> bool {
-        matches!(
-            self.manager.lock().await.get_credentials().await,
-            Ok((_, Some(_)))
-        )
+        self.current_token().await.is_some()
     }
 
     /// The token held now, as it is (no refresh), for redacting what comes back.
