@@ -108,6 +108,23 @@ PY
     # Copied last: a build that failed halfway is redone on the next run.
     cp "$llm_pins" "$llm_venv/toolscope-constraints.txt"
   fi
+  # The OpenAI and Anthropic Python SDKs, real agents' clients for the CLI's proxy_llm_sdk test
+  # (`toolscope proxy llm` between them and a model server), pinned with every dependency in
+  # sdk-constraints.txt; wheels only, so a minute at most. Cached beside the model server venv
+  # and reused while it was built from the same constraints; the test finds it there.
+  sdk_venv="${TOOLSCOPE_CACHE:-$HOME/.cache/toolscope}/sdk-venv"
+  sdk_pins=scripts/sdk-constraints.txt
+  if [[ -x $sdk_venv/bin/python ]] && cmp -s "$sdk_pins" "$sdk_venv/toolscope-constraints.txt"; then
+    log "SDK venv present ($sdk_venv)"
+  else
+    log "building the SDK venv in $sdk_venv (openai, anthropic)"
+    rm -rf "$sdk_venv"
+    python3 -m venv "$sdk_venv"
+    "$sdk_venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: \
+      --constraint "$sdk_pins" openai anthropic
+    # Copied last: a build that failed halfway is redone on the next run.
+    cp "$sdk_pins" "$sdk_venv/toolscope-constraints.txt"
+  fi
 fi
 
 # The app crate embeds ui/dist at compile time, so it must exist before any cargo build.

@@ -42,14 +42,19 @@ pub(crate) fn turn_export(
     records: &[toolscope_engine::agent::record::TimedRecord],
     turn: u32,
 ) -> Result<TurnExport, CommandError> {
-    let mut start: Option<(&ModelInfo, &ToolMode)> = None;
+    // A proxied conversation has no tool mode: its turn is exported as native calls when the
+    // reply has them, else as text in the format its recorded reading found.
+    let mut start: Option<(&ModelInfo, Option<&ToolMode>)> = None;
     let mut body = None;
     let mut reply = None;
+    let mut read_as = None;
     for timed in records {
         match &timed.record {
             Record::Started {
                 model, settings, ..
-            } => start = Some((model, &settings.tools)),
+            } => start = Some((model, Some(&settings.tools))),
+            Record::Proxied { model, .. } => start = Some((model, None)),
+            Record::Parsed { turn: t, report } if *t == turn => read_as = Some(&report.format),
             Record::Request { turn: t, body: b } if *t == turn => body = Some(b),
             Record::Reply {
                 turn: t, reply: r, ..
@@ -67,8 +72,12 @@ pub(crate) fn turn_export(
     let reply = reply.ok_or_else(|| missing("reply"))?;
     let body = body.ok_or_else(|| missing("request"))?;
     let (text, format) = match mode {
-        ToolMode::Prompted { format } => (reply.text.clone(), format.clone()),
-        ToolMode::Native => (native::document(reply), "openai_chat".to_owned()),
+        Some(ToolMode::Prompted { format }) => (reply.text.clone(), format.clone()),
+        None if reply.calls.is_empty() => (
+            reply.text.clone(),
+            read_as.cloned().unwrap_or_else(|| "auto".to_owned()),
+        ),
+        Some(ToolMode::Native) | None => (native::document(reply), "openai_chat".to_owned()),
     };
     Ok(TurnExport {
         reply: text,

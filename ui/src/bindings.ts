@@ -365,8 +365,11 @@ export type ConfirmationRequest = {
 export type ConversationSummary = {
 	id: string,
 	started_at_ms: number,
+	/**  The task, or for a proxied conversation its first user message. */
 	task: string,
 	model: string,
+	/**  Recorded by the model proxy rather than run by Toolscope's own agent loop. */
+	proxied: boolean,
 	turns: number,
 	tool_calls: number,
 	/**  `None` while running, or when the run was killed before it could say how it ended. */
@@ -883,6 +886,20 @@ export type Record = { type: "started"; id: string;
 /**  Unix milliseconds. */
 started_at_ms: number; task: string; model: ModelInfo; settings: AgentSettings; 
 /**  The names the model was offered. */
+tools: string[] } | 
+/**
+ *  The start of a conversation recorded by the model proxy (`toolscope proxy llm`): an
+ *  agent of the person's own talked to `upstream` through Toolscope. It has no settings or
+ *  decisions (the agent made them); its turns are the agent's requests and the replies.
+ */
+{ type: "proxied"; id: string; 
+/**  Unix milliseconds. */
+started_at_ms: number; 
+/**  The first user message of the conversation, as the agent sent it (shortened). */
+first_message: string; model: ModelInfo; 
+/**  Where the proxy forwarded the requests. */
+upstream: string; 
+/**  The tool names the agent offered the model in its first request. */
 tools: string[] } | { type: "request"; turn: number; body: Value } | 
 /**  One SSE event's data as received. */
 { type: "chunk"; turn: number; data: string } | { type: "retry"; turn: number; attempt: number; of: number; wait_ms: number; reason: string } | { type: "reply"; turn: number; reply: AssembledReply; timing: TurnTiming } | { type: "parsed"; turn: number; report: ParseReport } | { type: "decided"; turn: number; request_id: string; tool_name: string; decision: Decision } | { type: "result"; turn: number; result: ToolExecutionResult; suggestion?: string | null } | 

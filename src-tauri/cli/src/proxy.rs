@@ -34,6 +34,18 @@ enum ProxyKind {
         written · 130 interrupted by a signal"
     )]
     Mcp(McpProxyArgs),
+    /// Listen on loopback for an agent's model requests (OpenAI Chat Completions and Responses,
+    /// Anthropic Messages), forward them to the upstream unchanged, and record each exchange
+    /// as a conversation with its reply parsed.
+    #[command(
+        after_help = "Point the agent's base URL at the one this prints (it carries a random \
+        token; requests without it are refused, as are requests naming another host or coming \
+        from a web page). The agent's own API key passes through to the upstream untouched. \
+        Conversations are written to <data dir>/conversations/ and open in the app's Agent \
+        pane (docs/proxy.md).\n\nExit codes: 0 stopped by SIGINT, SIGTERM or SIGHUP · 2 bad \
+        usage · 4 cannot listen, or a record could not be written"
+    )]
+    Llm(crate::proxy_llm::LlmProxyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -57,6 +69,7 @@ pub struct McpProxyArgs {
 pub async fn proxy(args: ProxyArgs) -> u8 {
     match args.kind {
         ProxyKind::Mcp(args) => mcp(args).await,
+        ProxyKind::Llm(args) => crate::proxy_llm::llm(args).await,
     }
 }
 
@@ -124,7 +137,7 @@ async fn mcp(args: McpProxyArgs) -> u8 {
 
 /// The name of the first of SIGINT, SIGTERM, SIGHUP to arrive (never resolves if none can be
 /// watched).
-async fn signal() -> String {
+pub(crate) async fn signal() -> String {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

@@ -276,6 +276,7 @@ async fn native_calls_run_and_their_results_answer_them_until_a_final_answer() {
 fn record_kind(record: &Record) -> &'static str {
     match record {
         Record::Started { .. } => "started",
+        Record::Proxied { .. } => "proxied",
         Record::Request { .. } => "request",
         Record::Chunk { .. } => "chunk",
         Record::Retry { .. } => "retry",

@@ -12,9 +12,13 @@
 //!   [`toolscope_engine::jsonl::AppendLog`]);
 //! * [`tap`] joins the two: every message is observed and recorded, atomically and in one
 //!   order, *before* it is forwarded;
-//! * [`stdio`] is the first transport: a child process on stdin/stdout.
+//! * [`stdio`] is the first transport: a child process on stdin/stdout;
+//! * [`llm`] is the model proxy: an agent's model requests, forwarded to its endpoint and
+//!   recorded as conversations, behind the loopback [`door`].
 
+pub mod door;
 pub mod error;
+pub mod llm;
 pub mod message;
 pub mod observer;
 pub mod record;

@@ -94,6 +94,30 @@ fn is_length_stop(reason: &str) -> bool {
     )
 }
 
+/// A reply read without knowing how its tools were offered (the model proxy watches an agent
+/// it did not configure): its native calls when it has any, else the calls of whatever format
+/// its text is in, found by detection as in the Parser pane.
+pub fn observed_report(
+    protocols: &ProtocolSet,
+    native_protocol: &str,
+    reply: &AssembledReply,
+) -> ParseReport {
+    if !reply.calls.is_empty() {
+        return report(protocols, native_protocol, reply);
+    }
+    match parser::parse(protocols, &reply.text, None) {
+        Ok(report) => report,
+        // Detection names no format, so this arm is unreachable; the text stays visible anyway.
+        Err(_) => ParseReport {
+            format: native_protocol.to_owned(),
+            detected: false,
+            requests: Vec::new(),
+            diagnostics: Vec::new(),
+            content: reply.text.clone(),
+        },
+    }
+}
+
 /// Per native call, in order: its parsed request, or the failed result that tells the model why
 /// the call could not be read (every native call must be answered).
 pub fn requests_per_call(

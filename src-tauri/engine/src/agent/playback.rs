@@ -104,7 +104,9 @@ impl PlaybackModel {
         let mut turns = Vec::new();
         for timed in &conversation.records {
             match &timed.record {
-                Record::Started { model, .. } => info = Some(model.clone()),
+                Record::Started { model, .. } | Record::Proxied { model, .. } => {
+                    info = Some(model.clone())
+                }
                 Record::Reply { reply, .. } => turns.push(PlaybackTurn::from_reply(reply)),
                 _ => {}
             }

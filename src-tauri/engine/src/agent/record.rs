@@ -60,6 +60,21 @@ pub enum Record {
         /// The names the model was offered.
         tools: Vec<String>,
     },
+    /// The start of a conversation recorded by the model proxy (`toolscope proxy llm`): an
+    /// agent of the person's own talked to `upstream` through Toolscope. It has no settings or
+    /// decisions (the agent made them); its turns are the agent's requests and the replies.
+    Proxied {
+        id: String,
+        /// Unix milliseconds.
+        started_at_ms: i64,
+        /// The first user message of the conversation, as the agent sent it (shortened).
+        first_message: String,
+        model: ModelInfo,
+        /// Where the proxy forwarded the requests.
+        upstream: String,
+        /// The tool names the agent offered the model in its first request.
+        tools: Vec<String>,
+    },
     Request {
         turn: u32,
         body: Value,
@@ -202,8 +217,11 @@ pub struct LoadedConversation {
 pub struct ConversationSummary {
     pub id: String,
     pub started_at_ms: i64,
+    /// The task, or for a proxied conversation its first user message.
     pub task: String,
     pub model: String,
+    /// Recorded by the model proxy rather than run by Toolscope's own agent loop.
+    pub proxied: bool,
     pub turns: u32,
     pub tool_calls: u32,
     /// `None` while running, or when the run was killed before it could say how it ended.
@@ -354,20 +372,27 @@ fn parse_line(content: &[u8]) -> Result<TimedRecord, String> {
 /// The list line of a conversation; `None` for a file without its start record.
 pub fn summarise(conversation: &LoadedConversation) -> Option<ConversationSummary> {
     let mut records = conversation.records.iter().map(|r| &r.record);
-    let Some(Record::Started {
-        started_at_ms,
-        task,
-        model,
-        ..
-    }) = records.next()
-    else {
-        return None;
+    let (started_at_ms, task, model, proxied) = match records.next()? {
+        Record::Started {
+            started_at_ms,
+            task,
+            model,
+            ..
+        } => (started_at_ms, task, model, false),
+        Record::Proxied {
+            started_at_ms,
+            first_message,
+            model,
+            ..
+        } => (started_at_ms, first_message, model, true),
+        _ => return None,
     };
     let mut summary = ConversationSummary {
         id: conversation.id.clone(),
         started_at_ms: *started_at_ms,
         task: task.clone(),
         model: model.model.clone(),
+        proxied,
         turns: 0,
         tool_calls: 0,
         ended: None,
@@ -377,6 +402,10 @@ pub fn summarise(conversation: &LoadedConversation) -> Option<ConversationSummar
         match record {
             Record::Request { turn, .. } => summary.turns = summary.turns.max(*turn),
             Record::Result { .. } => summary.tool_calls += 1,
+            // The agent ran its calls out of sight: the calls its model asked for are counted.
+            Record::Parsed { report, .. } if proxied => {
+                summary.tool_calls += report.requests.len() as u32;
+            }
             Record::Reply { reply, .. } => {
                 if let Some(usage) = reply.usage {
                     summary.usage.input_tokens += usage.input_tokens;

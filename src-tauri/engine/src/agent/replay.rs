@@ -37,13 +37,16 @@ pub fn replay(
     conversation: &LoadedConversation,
     protocols: &ProtocolSet,
 ) -> Result<Vec<ReplayedTurn>, ReplayError> {
+    // A proxied conversation is read as the proxy read it: native calls when the reply has
+    // them, else whatever format the text is in.
     let (mode, native_protocol) = conversation
         .records
         .iter()
         .find_map(|r| match &r.record {
             Record::Started {
                 settings, model, ..
-            } => Some((settings.tools.clone(), model.native_protocol.clone())),
+            } => Some((Some(settings.tools.clone()), model.native_protocol.clone())),
+            Record::Proxied { model, .. } => Some((None, model.native_protocol.clone())),
             _ => None,
         })
         .ok_or(ReplayError::NoStart)?;
@@ -52,10 +55,11 @@ pub fn replay(
         match &timed.record {
             Record::Reply { turn, reply, .. } => {
                 let today = match &mode {
-                    ToolMode::Native => native::report(protocols, &native_protocol, reply),
-                    ToolMode::Prompted { format } => {
+                    Some(ToolMode::Native) => native::report(protocols, &native_protocol, reply),
+                    Some(ToolMode::Prompted { format }) => {
                         parser::parse(protocols, &reply.text, Some(format))?
                     }
+                    None => native::observed_report(protocols, &native_protocol, reply),
                 };
                 turns.push(ReplayedTurn {
                     turn: *turn,

@@ -107,6 +107,53 @@ impl MessageStream {
     }
 }
 
+/// Reads a whole (non-streamed) Messages response: each content block as the stream would have
+/// brought it (a tool call's `input` as one fragment of its JSON text), then the stop reason and
+/// the usage. The model proxy records agents that do not stream.
+pub fn read_message(data: &str, events: &mut Vec<ReplyEvent>) -> Result<(), StreamError> {
+    let message = parse_chunk(data.trim())?;
+    if message["type"].as_str() == Some("error") {
+        return Err(endpoint_error(&message).unwrap_or(StreamError::Endpoint {
+            kind: "error".to_owned(),
+            message: excerpt(data),
+        }));
+    }
+    let mut calls = CallNumbers::default();
+    let blocks = message["content"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (index, block) in blocks.iter().enumerate() {
+        let text = |key: &str| block[key].as_str().unwrap_or_default().to_owned();
+        match block["type"].as_str().unwrap_or_default() {
+            "text" => events.push(ReplyEvent::Text { text: text("text") }),
+            "thinking" => events.push(ReplyEvent::Reasoning {
+                text: text("thinking"),
+            }),
+            "tool_use" => {
+                let part = Value::from(index);
+                calls.start(&part, &block["id"], &block["name"], events);
+                calls.fragment(&part, &Value::String(block["input"].to_string()), events);
+            }
+            _ => {}
+        }
+    }
+    if let Some(reason) = message["stop_reason"].as_str() {
+        events.push(ReplyEvent::Finished {
+            reason: reason.to_owned(),
+        });
+    }
+    if let Some(input) = message["usage"]["input_tokens"].as_u64() {
+        events.push(ReplyEvent::Usage {
+            usage: Usage {
+                input_tokens: input,
+                output_tokens: message["usage"]["output_tokens"].as_u64().unwrap_or(0),
+            },
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +204,24 @@ mod tests {
                 output_tokens: 89
             })
         );
+    }
+
+    #[test]
+    fn a_whole_message_reads_as_its_stream_would() {
+        let message = r#"{"id":"msg_1","type":"message","role":"assistant","content":[
+            {"type":"text","text":"Checking."},
+            {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"location":"Oslo"}}],
+            "stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":7}}"#;
+        let mut events = Vec::new();
+        read_message(message, &mut events).expect("valid");
+        let mut reply = AssembledReply::default();
+        events.iter().for_each(|e| reply.apply(e));
+        assert_eq!(reply.text, "Checking.");
+        assert_eq!(reply.calls.len(), 1);
+        assert_eq!(reply.calls[0].id, "toolu_1");
+        assert_eq!(reply.calls[0].arguments, r#"{"location":"Oslo"}"#);
+        assert_eq!(reply.finish_reason.as_deref(), Some("tool_use"));
+        assert_eq!(reply.usage.map(|u| u.output_tokens), Some(7));
     }
 
     #[test]

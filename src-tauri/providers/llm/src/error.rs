@@ -36,7 +36,8 @@ pub(crate) fn excerpt(data: &str) -> String {
 /// `{"error": {"type" | "status" | "code": …, "message": …}}` (OpenAI-compatible servers,
 /// Anthropic, and Gemini, whose `status` names the error where `code` is only its HTTP number).
 pub(crate) fn endpoint_error(value: &serde_json::Value) -> Option<StreamError> {
-    let error = value.get("error")?;
+    // A whole Responses object says `"error": null` when all went well.
+    let error = value.get("error").filter(|e| !e.is_null())?;
     let kind = error
         .get("type")
         .or_else(|| error.get("status"))

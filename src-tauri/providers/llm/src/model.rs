@@ -137,7 +137,8 @@ pub fn model_error(error: ClientError) -> ModelError {
     }
 }
 
-fn refused_kind(refusal: &EndpointError) -> ModelErrorKind {
+/// The kind of failure a refusal is, as the agent loop and the model proxy record it.
+pub fn refused_kind(refusal: &EndpointError) -> ModelErrorKind {
     match refusal {
         EndpointError::Unauthorized { .. } => ModelErrorKind::Unauthorized,
         EndpointError::ModelNotFound { .. } => ModelErrorKind::ModelNotFound,

@@ -117,6 +117,72 @@ impl ResponseStream {
     }
 }
 
+/// Reads a whole (non-streamed) response object: its output items in order (a function
+/// call's arguments as one fragment), then a finish reason as [`ResponseStream`] gives one, and
+/// the usage. The model proxy records agents that do not stream.
+pub fn read_response(data: &str, events: &mut Vec<ReplyEvent>) -> Result<(), StreamError> {
+    let response = parse_chunk(data.trim())?;
+    if let Some(error) = endpoint_error(&response) {
+        return Err(error);
+    }
+    let mut calls = CallNumbers::default();
+    let items = response["output"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (index, item) in items.iter().enumerate() {
+        match item["type"].as_str().unwrap_or_default() {
+            "message" => {
+                let parts = item["content"]
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                for part in parts.iter().filter(|p| p["type"] == "output_text") {
+                    events.push(ReplyEvent::Text {
+                        text: part["text"].as_str().unwrap_or_default().to_owned(),
+                    });
+                }
+            }
+            "reasoning" => {
+                let parts = item["summary"]
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                for part in parts {
+                    events.push(ReplyEvent::Reasoning {
+                        text: part["text"].as_str().unwrap_or_default().to_owned(),
+                    });
+                }
+            }
+            "function_call" => {
+                let part = Value::from(index);
+                calls.start(&part, &item["call_id"], &item["name"], events);
+                calls.fragment(&part, &item["arguments"], events);
+            }
+            _ => {}
+        }
+    }
+    let reason = match response["status"].as_str() {
+        Some("incomplete") => response["incomplete_details"]["reason"]
+            .as_str()
+            .unwrap_or("incomplete"),
+        _ if calls.is_empty() => "stop",
+        _ => "tool_calls",
+    };
+    events.push(ReplyEvent::Finished {
+        reason: reason.to_owned(),
+    });
+    if let Some(input) = response["usage"]["input_tokens"].as_u64() {
+        events.push(ReplyEvent::Usage {
+            usage: Usage {
+                input_tokens: input,
+                output_tokens: response["usage"]["output_tokens"].as_u64().unwrap_or(0),
+            },
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +218,24 @@ mod tests {
         assert_eq!(reply.calls[0].arguments, "{\"city\":\"Oslo\"}");
         assert_eq!(reply.finish_reason.as_deref(), Some("tool_calls"));
         assert_eq!(reply.usage.map(|u| u.output_tokens), Some(9));
+    }
+
+    #[test]
+    fn a_whole_response_reads_as_its_stream_would() {
+        let response = r#"{"id":"resp_1","object":"response","status":"completed","output":[
+            {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Checking."}]},
+            {"type":"function_call","call_id":"call_9","name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}],
+            "usage":{"input_tokens":20,"output_tokens":9}}"#;
+        let mut events = Vec::new();
+        read_response(response, &mut events).expect("valid");
+        let mut reply = AssembledReply::default();
+        events.iter().for_each(|e| reply.apply(e));
+        assert_eq!(reply.text, "Checking.");
+        assert_eq!(reply.calls.len(), 1);
+        assert_eq!(reply.calls[0].id, "call_9");
+        assert_eq!(reply.calls[0].arguments, r#"{"city":"Oslo"}"#);
+        assert_eq!(reply.finish_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(reply.usage.map(|u| u.input_tokens), Some(20));
     }
 
     #[test]

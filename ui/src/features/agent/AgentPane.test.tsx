@@ -420,8 +420,8 @@ const MODEL = { wire: "openai_chat", base_url: "http://localhost:8080/v1", model
 
 function recorded(): { list: ConversationSummary[]; records: TimedRecord[] } {
   const list: ConversationSummary[] = [
-    { id: "new", started_at_ms: 2_000_000, task: "Newest task", model: "qwen3", turns: 2, tool_calls: 1, ended: { reason: "final" }, usage: { input_tokens: 1, output_tokens: 1 } },
-    { id: "old", started_at_ms: 1_000_000, task: "Older task", model: "llama", turns: 1, tool_calls: 0, ended: null, usage: { input_tokens: 1, output_tokens: 1 } },
+    { id: "new", started_at_ms: 2_000_000, task: "Newest task", model: "qwen3", turns: 2, tool_calls: 1, proxied: false, ended: { reason: "final" }, usage: { input_tokens: 1, output_tokens: 1 } },
+    { id: "old", started_at_ms: 1_000_000, task: "Older task", model: "llama", turns: 1, tool_calls: 0, proxied: false, ended: null, usage: { input_tokens: 1, output_tokens: 1 } },
   ];
   const report = (name: string) => ({
     format: "hermes",
@@ -516,5 +516,37 @@ describe("recorded conversations", () => {
     const second = within(opened).getAllByTestId("agent-turn")[1] ?? opened;
     fireEvent.click(await enabled("agent-export-turn", second));
     expect((await within(second).findByRole("alert")).textContent).toContain("turn 2 has no recorded reply");
+  });
+
+  it("shows a conversation the model proxy recorded, with its upstream and the calls found in its text", async () => {
+    const list: ConversationSummary[] = [
+      { id: "px", started_at_ms: 3_000_000, task: "Weather in Oslo?", model: "qwen3", turns: 1, tool_calls: 1, proxied: true, ended: null, usage: { input_tokens: 0, output_tokens: 0 } },
+    ];
+    const records: TimedRecord[] = [
+      { t_ms: 0, type: "proxied", id: "px", started_at_ms: 3_000_000, first_message: "Weather in Oslo?", model: MODEL, upstream: "http://127.0.0.1:8000/v1", tools: ["get_weather"] },
+      { t_ms: 1, type: "request", turn: 1, body: {} },
+      { t_ms: 300, type: "reply", turn: 1, reply: { text: "<tool_call>", reasoning: "", calls: [], finish_reason: "stop", usage: null }, timing: { first_token_ms: 90, first_call_ms: null, total_ms: 299 } },
+      {
+        t_ms: 301,
+        type: "parsed",
+        turn: 1,
+        report: {
+          format: "hermes",
+          detected: true,
+          requests: [{ request_id: "r1", tool_name: "get_weather", args: { city: "Oslo" }, raw_block: "", span: { start: 0, end: 5 }, format: "hermes" }],
+          diagnostics: [],
+          content: "",
+        },
+      },
+    ];
+    installAgentBackend({ conversations: list, records: { px: records } });
+    render(<AgentPane active />);
+    const [row] = await screen.findAllByTestId("conversation-row");
+    expect(row?.querySelector(".ag-conversation-task")?.textContent).toBe("proxy Weather in Oslo?");
+    expect(within(row ?? document.body).getByTestId("conversation-ended").textContent).toBe("watched");
+    fireEvent.click(within(row ?? document.body).getByTestId("conversation-open"));
+    const opened = await screen.findByTestId("agent-recorded");
+    expect(opened.textContent).toContain("recorded by the model proxy on its way to http://127.0.0.1:8000/v1");
+    expect(opened.textContent).toContain("get_weather");
   });
 });

@@ -68,10 +68,13 @@ export function ConversationList({ view, query, onQueryChange }: Props) {
                 aria-current={view.opened?.id === c.id ? "true" : undefined}
                 data-testid="conversation-open"
               >
-                <span className="ag-conversation-task">{c.task}</span>
+                <span className="ag-conversation-task">
+                  {c.proxied && <span className="badge badge-muted" title="Recorded by toolscope proxy llm between an agent and its model">proxy</span>}{c.proxied && " "}
+                  {c.task}
+                </span>
                 <span className="muted ag-small">
                   {formatTimestamp(c.started_at_ms)} · <code>{c.model}</code> · {c.turns} {c.turns === 1 ? "turn" : "turns"} · {c.tool_calls}{" "}
-                  {c.tool_calls === 1 ? "call" : "calls"} · <span data-testid="conversation-ended">{stopReasonShort(c.ended)}</span>
+                  {c.tool_calls === 1 ? "call" : "calls"} · <span data-testid="conversation-ended">{c.proxied && !c.ended ? "watched" : stopReasonShort(c.ended)}</span>
                 </span>
               </button>
               {deleting === c.id ? (

@@ -10,12 +10,13 @@ import { ReplayView } from "./ReplayView";
 import { TimelineView } from "./TimelineView";
 import { TurnExportControls } from "./TurnExportControls";
 import { TurnView } from "./TurnView";
+import type { ConversationStart } from "./conversationModel";
 import type { ConversationsView, Opened } from "./useConversations";
 
 export function RecordedView({ opened, view }: { opened: Opened; view: ConversationsView }) {
   const { conversation } = opened;
   const start = conversation.start;
-  const prompted = start?.settings.tools?.kind === "prompted";
+  const prompted = start?.settings?.tools?.kind === "prompted";
   return (
     <section className="ag-section ag-recorded" aria-labelledby="agent-recorded-title" data-testid="agent-recorded">
       <div className="ag-section-head">
@@ -36,7 +37,7 @@ export function RecordedView({ opened, view }: { opened: Opened; view: Conversat
       {start && (
         <p className="muted ag-small">
           {formatTimestamp(start.startedAtMs)} · {wireLabel(start.model.wire)} <code>{start.model.model}</code> ·{" "}
-          {start.settings.tools?.kind === "prompted" ? `prompted (${start.settings.tools.format})` : "native tools"} ·{" "}
+          {toolsLabel(start)} ·{" "}
           {start.tools.length} {start.tools.length === 1 ? "tool" : "tools"} offered
         </p>
       )}
@@ -51,7 +52,8 @@ export function RecordedView({ opened, view }: { opened: Opened; view: Conversat
         <TurnView
           key={turn.turn}
           turn={turn}
-          prompted={prompted}
+          // A proxied turn's calls are in its text when the model sent no native ones.
+          prompted={start?.proxiedTo != null ? turn.nativeCalls.length === 0 : prompted}
           live={false}
           actions={turn.timing ? <TurnExportControls key={`${opened.id}-${String(turn.turn)}`} conversationId={opened.id} turn={turn.turn} /> : null}
         />
@@ -59,4 +61,10 @@ export function RecordedView({ opened, view }: { opened: Opened; view: Conversat
       {conversation.ended ? <EndedNote ended={conversation.ended} /> : <p className="muted">The record does not say how it ended.</p>}
     </section>
   );
+}
+
+function toolsLabel(start: ConversationStart): string {
+  if (start.proxiedTo !== null) return `recorded by the model proxy on its way to ${start.proxiedTo}`;
+  const tools = start.settings?.tools;
+  return tools?.kind === "prompted" ? `prompted (${tools.format})` : "native tools";
 }

@@ -92,8 +92,11 @@ export interface ConversationStart {
   startedAtMs: number;
   task: string;
   model: ModelInfo;
-  settings: AgentSettings;
+  /** `null` for a conversation the model proxy recorded: the agent was someone else's. */
+  settings: AgentSettings | null;
   tools: string[];
+  /** The upstream a proxied conversation went to; `null` for the agent loop's own. */
+  proxiedTo: string | null;
 }
 
 export interface Conversation {

@@ -17,6 +17,21 @@ export function fromRecords(records: readonly TimedRecord[]): Conversation {
             model: record.model,
             settings: record.settings,
             tools: record.tools,
+            proxiedTo: null,
+          },
+        };
+        break;
+      case "proxied":
+        state = {
+          ...state,
+          start: {
+            id: record.id,
+            startedAtMs: record.started_at_ms,
+            task: record.first_message,
+            model: record.model,
+            settings: null,
+            tools: record.tools,
+            proxiedTo: record.upstream,
           },
         };
         break;

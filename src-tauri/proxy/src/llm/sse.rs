@@ -1,0 +1,98 @@
+//! Server-Sent Events read from bytes as they are forwarded, so the recorder sees each event
+//! of a stream without holding up the agent's copy: bytes go in in whatever pieces the
+//! upstream sent, complete events come out (only their `data`, joined as the SSE spec joins
+//! multi-line data).
+
+/// An incremental SSE reader.
+#[derive(Debug, Default)]
+pub struct SseReader {
+    pending: Vec<u8>,
+    data: Option<String>,
+}
+
+impl SseReader {
+    /// Reads `bytes`; each event they complete is pushed onto `events` (its data).
+    pub fn push(&mut self, bytes: &[u8], events: &mut Vec<String>) {
+        self.pending.extend_from_slice(bytes);
+        let mut start = 0;
+        while let Some(offset) = self.pending[start..]
+            .iter()
+            .position(|b| *b == b'\n' || *b == b'\r')
+        {
+            let end = start + offset;
+            // A CR at the very end may be half of a CRLF still on its way.
+            if self.pending[end] == b'\r' && end + 1 == self.pending.len() {
+                break;
+            }
+            let line = String::from_utf8_lossy(&self.pending[start..end]).into_owned();
+            self.line(&line, events);
+            start = end + 1;
+            if self.pending[end] == b'\r' && self.pending.get(start) == Some(&b'\n') {
+                start += 1;
+            }
+        }
+        self.pending.drain(..start);
+    }
+
+    /// The stream ended: an event without its blank line still counts.
+    pub fn finish(&mut self, events: &mut Vec<String>) {
+        if !self.pending.is_empty() {
+            let line = String::from_utf8_lossy(&self.pending).into_owned();
+            self.pending.clear();
+            self.line(&line, events);
+        }
+        events.extend(self.data.take());
+    }
+
+    fn line(&mut self, line: &str, events: &mut Vec<String>) {
+        if line.is_empty() {
+            events.extend(self.data.take());
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        if field == "data" {
+            match &mut self.data {
+                Some(data) => {
+                    data.push('\n');
+                    data.push_str(value);
+                }
+                None => self.data = Some(value.to_owned()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_in_pieces(text: &str, piece: usize) -> Vec<String> {
+        let mut reader = SseReader::default();
+        let mut events = Vec::new();
+        for chunk in text.as_bytes().chunks(piece) {
+            reader.push(chunk, &mut events);
+        }
+        reader.finish(&mut events);
+        events
+    }
+
+    #[test]
+    fn events_come_out_whole_however_the_bytes_were_cut() {
+        let text = "event: message_start\r\ndata: {\"a\":1}\r\n\r\n: comment\n\ndata: one\ndata: two\n\ndata:[DONE]\n\n";
+        for piece in [1, 2, 3, 7, 64] {
+            assert_eq!(
+                read_in_pieces(text, piece),
+                ["{\"a\":1}", "one\ntwo", "[DONE]"],
+                "pieces of {piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_last_event_without_its_blank_line_is_kept() {
+        assert_eq!(read_in_pieces("data: tail", 4), ["tail"]);
+    }
+}
