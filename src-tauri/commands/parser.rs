@@ -33,8 +33,10 @@ pub struct RequestToolsInfo {
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ParsedReply {
-    /// Its `content` (the reply's prose) is left empty: the pane shows the reply itself, and
-    /// the prose of a large reply is most of its bytes, sent and decoded for nothing.
+    /// Its `content` (the reply's prose) and each request's `raw_block` are left empty: the
+    /// pane shows the reply itself and finds a block by its span, and those copies of the text
+    /// were most of the answer's bytes (a 5 MB reply's answer was 2 MB), sent and decoded for
+    /// nothing.
     pub report: ParseReport,
     pub checks: Vec<RequestCheck>,
     /// Set when the checks were made against the request's tools instead of the registry.
@@ -94,7 +96,6 @@ pub async fn parse_reply(
 ) -> Result<ParsedReply, CommandError> {
     let mut report = parser::parse(&state.protocols(), &text, format.as_deref())
         .map_err(|e| CommandError::new(CommandErrorKind::UnknownFormat, e.to_string()))?;
-    report.content = String::new();
     if let Some(choice) = &request_tools {
         let (tools, info) = load_request_tools(&state, choice)?;
         let checks = if strict {
@@ -103,7 +104,7 @@ pub async fn parse_reply(
             tools.check(&mut report)
         };
         return Ok(ParsedReply {
-            report,
+            report: without_copies(report),
             checks,
             request_tools: Some(info),
         });
@@ -128,10 +129,19 @@ pub async fn parse_reply(
         })
         .collect();
     Ok(ParsedReply {
-        report,
+        report: without_copies(report),
         checks,
         request_tools: None,
     })
+}
+
+/// The report without the text it copies from the reply (see [`ParsedReply::report`]).
+fn without_copies(mut report: ParseReport) -> ParseReport {
+    report.content = String::new();
+    for request in &mut report.requests {
+        request.raw_block = String::new();
+    }
+    report
 }
 
 /// Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and

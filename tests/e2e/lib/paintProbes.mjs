@@ -177,3 +177,63 @@ export async function paintProbes(browser, appPid) {
     log(`  click memory: ${runs} runs clicked from the driver: web process ${before.toFixed(1)} -> ${webRssMiB(appPid).toFixed(1)} MiB (15 s after)`);
   }
 }
+
+/**
+ * BENCH_PARSE_PROBE=1 (after the Parser paste): where parse_reply's time goes for the same
+ * reply, straight over IPC: the request alone (an unknown format is refused before parsing),
+ * the whole call, the answer's size, and the page's JSON work on either side.
+ */
+export async function parseProbe(browser, megabytes) {
+  if (!process.env.BENCH_PARSE_PROBE) return;
+  const figures = await browser.executeAsync((mb, done) => {
+    const prose = "The assistant looks at the previous result and decides what to check next. ".repeat(12);
+    const parts = [];
+    let size = 0;
+    let calls = 0;
+    while (size < mb * 1_000_000) {
+      const block = `${prose}\n<tool_call>\n{"name": "echo_echo", "arguments": {"message": "value ${calls}"}}\n</tool_call>\n`;
+      parts.push(block);
+      size += block.length;
+      calls += 1;
+    }
+    const text = parts.join("");
+    const internals = window.__TAURI_INTERNALS__;
+    const time = async (f) => {
+      const t = performance.now();
+      const value = await f();
+      return [performance.now() - t, value];
+    };
+    (async () => {
+      const out = {};
+      let t = performance.now();
+      const json = JSON.stringify({ text, format: null, requestTools: null, strict: false });
+      out.stringifyMs = performance.now() - t;
+      t = performance.now();
+      const bytes = new TextEncoder().encode(text);
+      out.encodeMs = performance.now() - t;
+      for (let i = 0; i < 3; i++) {
+        const [refused] = await time(() =>
+          internals.invoke("parse_reply", { text, format: "no-such-format", requestTools: null, strict: false }).catch(() => null),
+        );
+        const [tiny] = await time(() => internals.invoke("parse_reply", { text: "x", format: null, requestTools: null, strict: false }));
+        const [whole, reply] = await time(() => internals.invoke("parse_reply", { text, format: null, requestTools: null, strict: false }));
+        t = performance.now();
+        const answer = JSON.stringify(reply);
+        const restringify = performance.now() - t;
+        t = performance.now();
+        JSON.parse(answer);
+        const reparse = performance.now() - t;
+        (out.rounds ??= []).push({ refused, tiny, whole, answerBytes: answer.length, answerParseMs: reparse, answerStringifyMs: restringify });
+      }
+      out.jsonBytes = json.length;
+      out.rawBytes = bytes.length;
+      return out;
+    })().then(done, (e) => done({ error: String(e) }));
+  }, megabytes);
+  const r = (x) => Math.round(x);
+  log(`parse probe: JSON.stringify of the args ${r(figures.stringifyMs)} ms (${figures.jsonBytes} B), TextEncoder ${r(figures.encodeMs)} ms`);
+  for (const round of figures.rounds ?? []) {
+    log(`  parse_reply refused (request only) ${r(round.refused)} ms; tiny reply ${r(round.tiny)} ms; whole ${r(round.whole)} ms; answer ${round.answerBytes} B (JSON.parse ${r(round.answerParseMs)} ms)`);
+  }
+  if (figures.error) log(`  parse probe failed: ${figures.error}`);
+}

@@ -8,6 +8,7 @@ import "./parser.css";
 
 import { useCallback, useMemo, useRef, useState } from "react";
 
+import { Timed } from "../../lib/renderProfile";
 import { useWorkbench } from "../../lib/workbench";
 import { AnnotatedView } from "./AnnotatedView";
 import { buildAnnotations } from "./annotations";
@@ -151,6 +152,7 @@ export function ParserPane({ active }: { active: boolean }) {
 
   const report = snapshot?.reply.report;
   return (
+    <Timed id="parser">
     <section className="pane parser-pane" aria-labelledby="parser-title" data-active={active}>
       <div className="pane-head">
         <div>
@@ -182,13 +184,15 @@ export function ParserPane({ active }: { active: boolean }) {
         <div className="parser-annotated-col">
           <span className="parser-label">Spans</span>
           {snapshot && view ? (
-            <AnnotatedView
-              text={snapshot.text}
-              byteLength={view.map.byteLength}
-              annotations={view.annotations}
-              selection={selection}
-              onSelect={selectFromText}
-            />
+            <Timed id="spans">
+              <AnnotatedView
+                text={snapshot.text}
+                byteLength={view.map.byteLength}
+                annotations={view.annotations}
+                selection={selection}
+                onSelect={selectFromText}
+              />
+            </Timed>
           ) : (
             <p className="parser-annotated-empty muted">The parsed reply shows here with its calls and problems marked.</p>
           )}
@@ -212,7 +216,7 @@ export function ParserPane({ active }: { active: boolean }) {
       <RunPanel run={run} unmatched={matched.unmatched} />
       <StreamReplayView text={text} format={formatArg} />
       {report && view ? (
-        <>
+        <Timed id="lists">
           <DiagnosticList
             diagnostics={report.diagnostics}
             annotations={view.byId}
@@ -229,7 +233,7 @@ export function ParserPane({ active }: { active: boolean }) {
             onSelect={selectFromList}
             onSend={send}
           />
-        </>
+        </Timed>
       ) : null}
       {confirmation ? (
         <ConfirmDialog
@@ -242,5 +246,6 @@ export function ParserPane({ active }: { active: boolean }) {
         />
       ) : null}
     </section>
+    </Timed>
   );
 }
