@@ -7,6 +7,7 @@
 import { useCallback, useMemo, useRef, useState, type KeyboardEvent } from "react";
 
 import type { MethodView, ToolView } from "../../lib/ipc";
+import { Timed } from "../../lib/renderProfile";
 import { useSourcesChanged } from "../../lib/useSourcesChanged";
 import "./discovery.css";
 import { DiscoveryToolbar } from "./DiscoveryToolbar";
@@ -104,6 +105,7 @@ export function DiscoveryPane({ active }: { active: boolean }) {
   const searching = deferredQuery.trim() !== "";
 
   return (
+    <Timed id="discovery">
     <section className="pane dv-pane" aria-labelledby="discovery-title">
       <div className="pane-head">
         <div>
@@ -169,15 +171,17 @@ export function DiscoveryPane({ active }: { active: boolean }) {
                   <span className="dv-muted"> · {view.hiddenNonCallable} not agent-callable hidden</span>
                 )}
               </p>
-              <ToolList
-                ref={listRef}
-                rows={view.rows}
-                selected={selected}
-                pending={toggles.pending}
-                onSelect={setSelected}
-                onToggleCollapse={onToggleCollapse}
-                onToggleTool={toggles.toggle}
-              />
+              <Timed id="list">
+                <ToolList
+                  ref={listRef}
+                  rows={view.rows}
+                  selected={selected}
+                  pending={toggles.pending}
+                  onSelect={setSelected}
+                  onToggleCollapse={onToggleCollapse}
+                  onToggleTool={toggles.toggle}
+                />
+              </Timed>
               <p className="dv-keys dv-muted" aria-hidden="true">
                 ↑↓ move · Enter select · ←→ fold · Space enable/disable tool
               </p>
@@ -195,6 +199,7 @@ export function DiscoveryPane({ active }: { active: boolean }) {
 
       <PromptPreview revision={promptRevision} active={active} />
     </section>
+    </Timed>
   );
 }
 
