@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use toolscope_proxy::http_upstream::{run_http, HttpOptions};
 use toolscope_proxy::recorder::{check_name, sessions_root};
 use toolscope_proxy::{
     agent_stdin_lines, run_stdio, session_id, EndReason, Recorder, SessionInfo, StdioOptions, Tap,
@@ -23,7 +24,8 @@ pub struct ProxyArgs {
 
 #[derive(Debug, Subcommand)]
 enum ProxyKind {
-    /// Start an MCP stdio server and forward its traffic unchanged, recording every message.
+    /// Start an MCP stdio server (or reach one over streamable HTTP with --url) and forward its
+    /// traffic unchanged, recording every message.
     #[command(
         after_help = "Point the agent's MCP configuration at this command instead of \
         the server, e.g. \"command\": \"toolscope\", \"args\": [\"proxy\", \"mcp\", \"--name\", \
@@ -60,9 +62,22 @@ pub struct McpProxyArgs {
     /// How long the server may take to exit after the agent closed the session.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     exit_grace_ms: u64,
+    /// A streamable-HTTP server to forward to instead of starting a command; the agent still
+    /// speaks stdio to the proxy.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
+    /// A header sent with every request to --url, e.g. "Authorization: Bearer TOKEN" (never
+    /// recorded); repeat for more.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    headers: Vec<String>,
     /// The server's command line; everything from its first word on is the server's, so
     /// `--` before it is optional.
-    #[arg(trailing_var_arg = true, required = true, num_args = 1.., value_name = "COMMAND")]
+    #[arg(
+        trailing_var_arg = true,
+        required_unless_present = "url",
+        num_args = 1..,
+        value_name = "COMMAND"
+    )]
     command: Vec<String>,
 }
 
@@ -86,9 +101,32 @@ async fn mcp(args: McpProxyArgs) -> u8 {
             return exit::ENVIRONMENT;
         }
     };
+    let mut headers = Vec::new();
+    for header in &args.headers {
+        match header.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                headers.push((name.trim().to_owned(), value.trim().to_owned()));
+            }
+            _ => {
+                eprintln!("error: --header '{header}' is not NAME: VALUE");
+                return exit::USAGE;
+            }
+        }
+    }
+    if let Some(url) = &args.url {
+        if let Err(error) = url::Url::parse(url) {
+            eprintln!("error: --url '{url}' is not a URL: {error}");
+            return exit::USAGE;
+        }
+    }
+    let argv = match &args.url {
+        // The URL stands for the command line; headers may hold secrets and stay out.
+        Some(url) => vec!["--url".to_owned(), url.clone()],
+        None => args.command.clone(),
+    };
     let info = SessionInfo {
         name: args.name,
-        argv: args.command.clone(),
+        argv,
         enforce: args.enforce,
     };
     let tap = match Tap::start(recorder, &id, &info) {
@@ -102,18 +140,26 @@ async fn mcp(args: McpProxyArgs) -> u8 {
         "toolscope proxy: recording to {}",
         tap.recorder().path().display()
     );
-    let options = StdioOptions {
-        argv: args.command,
-        exit_grace: Duration::from_millis(args.exit_grace_ms),
+    let exit_grace = Duration::from_millis(args.exit_grace_ms);
+    let outcome = match args.url {
+        Some(url) => {
+            let options = HttpOptions {
+                url,
+                headers,
+                exit_grace,
+            };
+            let stdout = tokio::io::stdout();
+            run_http(tap.clone(), options, agent_stdin_lines(), stdout, signal()).await
+        }
+        None => {
+            let options = StdioOptions {
+                argv: args.command,
+                exit_grace,
+            };
+            let stdout = tokio::io::stdout();
+            run_stdio(tap.clone(), options, agent_stdin_lines(), stdout, signal()).await
+        }
     };
-    let outcome = run_stdio(
-        tap.clone(),
-        options,
-        agent_stdin_lines(),
-        tokio::io::stdout(),
-        signal(),
-    )
-    .await;
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {

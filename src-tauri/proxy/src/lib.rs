@@ -18,6 +18,7 @@
 
 pub mod door;
 pub mod error;
+pub mod http_upstream;
 pub mod llm;
 pub mod message;
 pub mod observer;

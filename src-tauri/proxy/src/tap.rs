@@ -122,24 +122,35 @@ impl Tap {
             .map(|p| p.id.clone())
             .collect();
         ids.into_iter()
-            .map(|id| {
-                let mut line = json!({
-                    "jsonrpc": "2.0",
-                    "id": id,
-                    "error": {"code": code, "message": message, "data": data},
-                })
-                .to_string()
-                .into_bytes();
-                line.push(b'\n');
-                self.take(
-                    &mut state,
-                    Direction::ServerToAgent,
-                    Some(Origin::Proxy),
-                    &line,
-                );
-                line
-            })
+            .map(|id| self.answer_with_error(&mut state, &id, code, message, data))
             .collect()
+    }
+
+    /// Answers one request of the agent with a JSON-RPC error the proxy makes up (the upstream
+    /// refused or could not be reached), records it and returns the line to send.
+    pub fn answer_request(&self, id: &Value, code: i64, message: &str, data: &Value) -> Vec<u8> {
+        let mut state = self.lock();
+        self.answer_with_error(&mut state, id, code, message, data)
+    }
+
+    fn answer_with_error(
+        &self,
+        state: &mut State,
+        id: &(impl serde::Serialize + ?Sized),
+        code: i64,
+        message: &str,
+        data: &Value,
+    ) -> Vec<u8> {
+        let mut line = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": code, "message": message, "data": data},
+        })
+        .to_string()
+        .into_bytes();
+        line.push(b'\n');
+        self.take(state, Direction::ServerToAgent, Some(Origin::Proxy), &line);
+        line
     }
 
     /// Writes the last record of the session.

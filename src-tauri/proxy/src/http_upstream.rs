@@ -1,0 +1,367 @@
+//! The streamable-HTTP upstream (`toolscope proxy mcp --url URL`): the agent still talks to us
+//! on stdin/stdout, one JSON-RPC message per line, and each of its messages is `POST`ed to the
+//! server as the MCP spec's streamable HTTP transport says. The answer (a JSON body, or an SSE
+//! stream of messages that ends with the response) is written back to the agent one message
+//! per line; server-initiated messages also come on the `GET` stream the proxy opens once the
+//! session is initialized. `Mcp-Session-Id` and `MCP-Protocol-Version` are the proxy's to keep,
+//! as they are transport, not messages.
+//!
+//! Messages are recorded exactly as sent. A body that spans lines (pretty-printed JSON) is
+//! written to the agent on one line, re-encoded without its line breaks: stdio allows nothing
+//! else. When the server refuses a request (an HTTP error) or cannot be reached, the agent gets
+//! a JSON-RPC error for that request, recorded as the proxy's own; the session goes on, as an
+//! HTTP server may answer the next request.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::error::ProxyError;
+use crate::llm::sse::SseReader;
+use crate::record::EndReason;
+use crate::stdio::StdioOutcome;
+use crate::tap::{Ending, Tap, Verdict};
+
+/// JSON-RPC error code for requests the HTTP server refused or could not be sent.
+pub const UPSTREAM_FAILED: i64 = -32000;
+
+/// Where and how to reach the server.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub url: String,
+    /// Sent with every request (`Authorization: Bearer …`); never recorded.
+    pub headers: Vec<(String, String)>,
+    /// How long requests still in flight may take once the agent closed the session.
+    pub exit_grace: Duration,
+}
+
+type AgentOut<W> = Arc<tokio::sync::Mutex<W>>;
+
+/// What the transport keeps between requests.
+#[derive(Debug, Default)]
+struct Session {
+    id: Option<String>,
+    protocol_version: Option<String>,
+    /// The id of the agent's `initialize` request, to read the version from its answer.
+    initialize_id: Option<Value>,
+    /// The `initialize` answer arrived: later requests may be sent concurrently.
+    initialized: bool,
+}
+
+struct Upstream {
+    client: reqwest::Client,
+    options: HttpOptions,
+    session: Mutex<Session>,
+}
+
+impl Upstream {
+    fn session(&self) -> std::sync::MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn request(&self, method: reqwest::Method, accept: &str) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .request(method, &self.options.url)
+            .header("accept", accept);
+        for (name, value) in &self.options.headers {
+            request = request.header(name, value);
+        }
+        let session = self.session();
+        if let Some(id) = &session.id {
+            request = request.header("mcp-session-id", id);
+        }
+        if let Some(version) = &session.protocol_version {
+            request = request.header("mcp-protocol-version", version);
+        }
+        request
+    }
+
+    /// Notes what the transport needs from a message the server sent.
+    fn observe_server(&self, message: &Value) {
+        let mut session = self.session();
+        if session.initialize_id.is_some() && message.get("id") == session.initialize_id.as_ref() {
+            if let Some(version) = message["result"]["protocolVersion"].as_str() {
+                session.protocol_version = Some(version.to_owned());
+            }
+        }
+    }
+}
+
+/// Runs one session against an HTTP server until the agent closes stdin or a signal arrives.
+pub async fn run_http<W, S>(
+    tap: Arc<Tap>,
+    options: HttpOptions,
+    mut agent_lines: mpsc::Receiver<Vec<u8>>,
+    agent_out: W,
+    shutdown: S,
+) -> Result<StdioOutcome, ProxyError>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+    S: Future<Output = String>,
+{
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|e| ProxyError::Usage(format!("cannot set up the HTTP client: {e}")))?;
+    let grace = options.exit_grace;
+    let upstream = Arc::new(Upstream {
+        client,
+        options,
+        session: Mutex::new(Session::default()),
+    });
+    let out: AgentOut<W> = Arc::new(tokio::sync::Mutex::new(agent_out));
+    let mut in_flight = JoinSet::new();
+    let mut listener: Option<tokio::task::JoinHandle<()>> = None;
+    tokio::pin!(shutdown);
+    let signal = loop {
+        let line = tokio::select! {
+            name = &mut shutdown => break Some(name),
+            line = agent_lines.recv() => line,
+        };
+        let Some(line) = line else { break None };
+        match tap.agent_message(&line) {
+            Verdict::Answer(answer) => {
+                if write_line(&out, &answer).await.is_err() {
+                    break None;
+                }
+            }
+            Verdict::Forward => {
+                let message: Option<Value> = serde_json::from_slice(&line).ok();
+                let is_initialize = message
+                    .as_ref()
+                    .is_some_and(|m| m["method"] == "initialize");
+                if is_initialize {
+                    upstream.session().initialize_id =
+                        message.as_ref().and_then(|m| m.get("id").cloned());
+                }
+                let initialized_note = message
+                    .as_ref()
+                    .is_some_and(|m| m["method"] == "notifications/initialized");
+                let post = post(upstream.clone(), tap.clone(), out.clone(), line, message);
+                // Until the session exists, messages go one at a time: the next one needs its id.
+                if upstream.session().initialized {
+                    in_flight.spawn(post);
+                } else {
+                    post.await;
+                    if is_initialize {
+                        upstream.session().initialized = true;
+                    }
+                }
+                // Server-initiated messages come on the GET stream once the session is set up.
+                if listener.is_none() && initialized_note {
+                    listener = Some(tokio::spawn(listen(
+                        upstream.clone(),
+                        tap.clone(),
+                        out.clone(),
+                    )));
+                }
+            }
+        }
+    };
+    if let Some(listener) = &listener {
+        listener.abort();
+    }
+    let reason = if signal.is_some() {
+        in_flight.abort_all();
+        EndReason::Signal
+    } else {
+        // Requests in flight may still be answered; the GET stream never ends by itself.
+        let _ = tokio::time::timeout(grace, async {
+            while in_flight.join_next().await.is_some() {}
+        })
+        .await;
+        in_flight.abort_all();
+        // The spec asks clients to end the session they no longer need.
+        if upstream.session().id.is_some() {
+            let _ = tokio::time::timeout(
+                Duration::from_secs(2),
+                upstream.request(reqwest::Method::DELETE, "*/*").send(),
+            )
+            .await;
+        }
+        EndReason::AgentClosed
+    };
+    tap.end(
+        reason,
+        &Ending {
+            signal: signal.as_deref(),
+            ..Ending::default()
+        },
+    );
+    Ok(StdioOutcome {
+        reason,
+        signal,
+        server_status: None,
+        pending_answered: 0,
+    })
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(out: &AgentOut<W>, line: &[u8]) -> std::io::Result<()> {
+    let mut out = out.lock().await;
+    out.write_all(line).await?;
+    out.flush().await
+}
+
+/// Sends one agent message and passes on what comes back.
+async fn post<W: AsyncWrite + Unpin>(
+    upstream: Arc<Upstream>,
+    tap: Arc<Tap>,
+    out: AgentOut<W>,
+    line: Vec<u8>,
+    message: Option<Value>,
+) {
+    let request_id = message
+        .as_ref()
+        .filter(|m| m.get("method").is_some())
+        .and_then(|m| m.get("id").cloned());
+    let body = line.strip_suffix(b"\n").unwrap_or(&line).to_vec();
+    let sent = upstream
+        .request(reqwest::Method::POST, "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await;
+    let response = match sent {
+        Ok(response) => response,
+        Err(error) => {
+            let text = format!(
+                "the Toolscope proxy could not reach the MCP server at {}: {error}",
+                upstream.options.url
+            );
+            fail(&tap, &out, request_id.as_ref(), &text, &json!({})).await;
+            return;
+        }
+    };
+    if let Some(id) = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        upstream.session().id.get_or_insert_with(|| id.to_owned());
+    }
+    let status = response.status();
+    if !status.is_success() {
+        let body = response.text().await.unwrap_or_default();
+        let excerpt: String = body.chars().take(500).collect();
+        let text = format!(
+            "the MCP server answered HTTP {}{}",
+            status.as_u16(),
+            if excerpt.trim().is_empty() {
+                String::new()
+            } else {
+                format!(": {}", excerpt.trim())
+            }
+        );
+        fail(
+            &tap,
+            &out,
+            request_id.as_ref(),
+            &text,
+            &json!({"http_status": status.as_u16()}),
+        )
+        .await;
+        return;
+    }
+    pass_on(&upstream, &tap, &out, response).await;
+}
+
+/// The `GET` stream of server-initiated messages; a server without one says 405.
+async fn listen<W: AsyncWrite + Unpin>(upstream: Arc<Upstream>, tap: Arc<Tap>, out: AgentOut<W>) {
+    let Ok(response) = upstream
+        .request(reqwest::Method::GET, "text/event-stream")
+        .send()
+        .await
+    else {
+        return;
+    };
+    if response.status().is_success() {
+        pass_on(&upstream, &tap, &out, response).await;
+    }
+}
+
+/// Writes each message of a JSON or SSE answer to the agent, recorded first.
+async fn pass_on<W: AsyncWrite + Unpin>(
+    upstream: &Upstream,
+    tap: &Tap,
+    out: &AgentOut<W>,
+    response: reqwest::Response,
+) {
+    let streamed = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !streamed {
+        if let Ok(body) = response.bytes().await {
+            if !body.iter().all(u8::is_ascii_whitespace) {
+                let _ = deliver(upstream, tap, out, &body).await;
+            }
+        }
+        return;
+    }
+    let mut reader = SseReader::default();
+    let mut events = Vec::new();
+    let mut body = response.bytes_stream();
+    while let Some(Ok(piece)) = body.next().await {
+        reader.push(&piece, &mut events);
+        for data in events.drain(..) {
+            if !data.trim().is_empty()
+                && deliver(upstream, tap, out, data.as_bytes()).await.is_err()
+            {
+                return;
+            }
+        }
+    }
+    reader.finish(&mut events);
+    for data in events.drain(..).filter(|d| !d.trim().is_empty()) {
+        let _ = deliver(upstream, tap, out, data.as_bytes()).await;
+    }
+}
+
+async fn deliver<W: AsyncWrite + Unpin>(
+    upstream: &Upstream,
+    tap: &Tap,
+    out: &AgentOut<W>,
+    message: &[u8],
+) -> std::io::Result<()> {
+    let trimmed = message.trim_ascii();
+    let parsed = serde_json::from_slice::<Value>(trimmed).ok();
+    let mut line = match &parsed {
+        // One line per message on stdio: line breaks inside the JSON are whitespace, so the
+        // message is re-encoded without them only when it has some.
+        Some(value) if trimmed.contains(&b'\n') || trimmed.contains(&b'\r') => {
+            value.to_string().into_bytes()
+        }
+        _ => trimmed.to_vec(),
+    };
+    if let Some(value) = &parsed {
+        upstream.observe_server(value);
+    }
+    line.push(b'\n');
+    tap.server_message(&line);
+    write_line(out, &line).await
+}
+
+async fn fail<W: AsyncWrite + Unpin>(
+    tap: &Tap,
+    out: &AgentOut<W>,
+    request_id: Option<&Value>,
+    message: &str,
+    data: &Value,
+) {
+    match request_id {
+        Some(id) => {
+            let answer = tap.answer_request(id, UPSTREAM_FAILED, message, data);
+            let _ = write_line(out, &answer).await;
+        }
+        // A notification or a response has no one to answer: the record and stderr say it.
+        None => eprintln!("toolscope proxy: {message}"),
+    }
+}
