@@ -26,6 +26,7 @@ pub mod record;
 pub mod recorder;
 pub mod stdio;
 pub mod tap;
+pub mod tools_diff;
 
 mod observer_tools;
 

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use crate::message::Envelope;
 use crate::observer_tools::ToolSchemas;
 use crate::record::{Direction, Event};
+use crate::tools_diff::{listed, Baseline, Listing, ToolsDiff};
 use toolscope_engine::executor::validate::format_issues;
 
 /// JSON-RPC "invalid params": what `--enforce` answers an invalid call with.
@@ -98,6 +99,10 @@ pub struct Observer {
     /// Progress tokens announced by requests, to the request's `seq`.
     progress_tokens: HashMap<String, u64>,
     tools: ToolSchemas,
+    /// The listing the next complete one is compared with.
+    baseline: Option<Baseline>,
+    /// The listing being received (pages add to it).
+    listing: Listing,
 }
 
 impl Observer {
@@ -106,6 +111,48 @@ impl Observer {
             enforce,
             ..Self::default()
         }
+    }
+
+    /// Compares the first complete listing with `baseline` (the previous session's).
+    pub fn set_baseline(&mut self, baseline: Baseline) {
+        self.baseline = Some(baseline);
+    }
+
+    /// Adds a listing page; when the listing is complete, the difference from the last one.
+    fn tools_listed(
+        &mut self,
+        seq: u64,
+        result: &str,
+        page: bool,
+        events: &mut Vec<Event<'static>>,
+    ) {
+        let Ok(result) = serde_json::from_str::<Value>(result) else {
+            return;
+        };
+        let (tools, more) = listed(&result);
+        if !page {
+            self.listing.clear();
+        }
+        self.listing.extend(tools);
+        if more {
+            return;
+        }
+        if let Some(baseline) = self.baseline.take() {
+            let diff = ToolsDiff::between(&baseline.tools, &self.listing);
+            if baseline.session.is_some() || !diff.is_empty() {
+                events.push(Event::ToolsChanged {
+                    response_seq: seq,
+                    since_session: baseline.session,
+                    added: diff.added,
+                    removed: diff.removed,
+                    changed: diff.changed,
+                });
+            }
+        }
+        self.baseline = Some(Baseline {
+            session: None,
+            tools: self.listing.clone(),
+        });
     }
 
     /// The agent's requests the server has not answered yet, oldest first.
@@ -271,6 +318,7 @@ impl Observer {
                         page,
                         names,
                     });
+                    self.tools_listed(seq, result, page, events);
                 }
             }
             Kind::ToolCall(tool) => {

@@ -123,6 +123,17 @@ pub enum Event<'a> {
         page: bool,
         names: Vec<String>,
     },
+    /// A complete tool listing differs from the one before it: the previous session's last
+    /// listing (`since_session`), or an earlier listing of this session. Written for the first
+    /// listing after a previous session even when nothing changed.
+    ToolsChanged {
+        response_seq: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        since_session: Option<String>,
+        added: Vec<String>,
+        removed: Vec<String>,
+        changed: Vec<String>,
+    },
     /// A `tools/call` matched with its answer.
     Call {
         request_seq: u64,

@@ -15,6 +15,7 @@ use crate::message::{self, Parsed};
 use crate::observer::Observer;
 use crate::record::{Direction, EndReason, Event, ExitStatusRecord, Origin, RECORD_FORMAT};
 use crate::recorder::{Recorder, SessionInfo};
+use crate::tools_diff::previous_session;
 use toolscope_engine::jsonl::LogIoError;
 
 /// What to do with a line from the agent.
@@ -68,12 +69,21 @@ impl Tap {
                 format: RECORD_FORMAT,
             },
         )?;
+        let mut observer = Observer::new(info.enforce);
+        // The first listing is compared with the last one of the server's previous session.
+        let previous = recorder
+            .path()
+            .parent()
+            .and_then(|dir| previous_session(dir, session_id));
+        if let Some(baseline) = previous {
+            observer.set_baseline(baseline);
+        }
         Ok(Self {
             recorder,
             state: Mutex::new(State {
                 next_seq: 1,
                 messages: 0,
-                observer: Observer::new(info.enforce),
+                observer,
                 failure: None,
             }),
         })
