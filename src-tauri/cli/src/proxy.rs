@@ -8,12 +8,14 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use toolscope_proxy::http_upstream::{run_http, HttpOptions};
+use toolscope_proxy::listen::McpListener;
 use toolscope_proxy::recorder::{check_name, sessions_root};
 use toolscope_proxy::{
     agent_stdin_lines, run_stdio, session_id, EndReason, Recorder, SessionInfo, StdioOptions, Tap,
 };
 
 use crate::exit;
+use crate::output::outln;
 use crate::setup::data_dir;
 
 #[derive(Debug, Args)]
@@ -66,6 +68,10 @@ pub struct McpProxyArgs {
     /// speaks stdio to the proxy.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
+    /// Serve the agent over streamable HTTP on this loopback address (port 0 picks one) instead
+    /// of stdio; agents must send the printed bearer token. The server is still COMMAND.
+    #[arg(long, value_name = "ADDRESS", conflicts_with = "url")]
+    listen: Option<std::net::SocketAddr>,
     /// A header sent with every request to --url, e.g. "Authorization: Bearer TOKEN" (never
     /// recorded); repeat for more.
     #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
@@ -124,6 +130,7 @@ async fn mcp(args: McpProxyArgs) -> u8 {
         Some(url) => vec!["--url".to_owned(), url.clone()],
         None => args.command.clone(),
     };
+    let name = args.name.clone();
     let info = SessionInfo {
         name: args.name,
         argv,
@@ -156,8 +163,13 @@ async fn mcp(args: McpProxyArgs) -> u8 {
                 argv: args.command,
                 exit_grace,
             };
-            let stdout = tokio::io::stdout();
-            run_stdio(tap.clone(), options, agent_stdin_lines(), stdout, signal()).await
+            match args.listen {
+                Some(address) => listen(tap.clone(), options, address, &name).await,
+                None => {
+                    let stdout = tokio::io::stdout();
+                    run_stdio(tap.clone(), options, agent_stdin_lines(), stdout, signal()).await
+                }
+            }
         }
     };
     let outcome = match outcome {
@@ -179,6 +191,32 @@ async fn mcp(args: McpProxyArgs) -> u8 {
         EndReason::AgentClosed if tap.failure().is_some() => exit::ENVIRONMENT,
         EndReason::AgentClosed => exit::OK,
     }
+}
+
+/// `--listen`: serves the agent over HTTP and says where, with the snippet MCP clients take.
+async fn listen(
+    tap: Arc<Tap>,
+    options: StdioOptions,
+    address: std::net::SocketAddr,
+    name: &str,
+) -> Result<toolscope_proxy::StdioOutcome, toolscope_proxy::ProxyError> {
+    let token = std::env::var("TOOLSCOPE_PROXY_TOKEN")
+        .ok()
+        .filter(|t| t.len() >= 32 && t.bytes().all(|b| b.is_ascii_alphanumeric()));
+    let (listener, agent_lines, writer) = McpListener::bind(address, token).await?;
+    let snippet = serde_json::json!({"mcpServers": {name: {
+        "type": "http",
+        "url": listener.url(),
+        "headers": {"Authorization": format!("Bearer {}", listener.token())},
+    }}});
+    outln!(
+        "toolscope proxy mcp: serving {name} at {} (loopback only; send the token)\n{snippet}",
+        listener.url()
+    );
+    let serving = tokio::spawn(listener.serve());
+    let outcome = run_stdio(tap, options, agent_lines, writer, signal()).await;
+    serving.abort();
+    outcome
 }
 
 /// The name of the first of SIGINT, SIGTERM, SIGHUP to arrive (never resolves if none can be

@@ -100,6 +100,33 @@ impl Door {
         Ok(rest)
     }
 
+    /// Checks `Host`, `Origin` and an `Authorization: Bearer <token>` header (the MCP proxy's
+    /// `--listen`: MCP clients are configured with headers, not a path).
+    pub fn admit_bearer(
+        &self,
+        host: Option<&str>,
+        origin: Option<&str>,
+        authorization: Option<&str>,
+    ) -> Result<(), Refusal> {
+        self.check_host(host)?;
+        if let Some(origin) = origin.filter(|o| !self.is_own_origin(o)) {
+            return Err(Refusal::ForeignOrigin(origin.to_owned()));
+        }
+        let given = authorization
+            .and_then(|value| {
+                value
+                    .strip_prefix("Bearer ")
+                    .or_else(|| value.strip_prefix("bearer "))
+            })
+            .unwrap_or_default()
+            .trim();
+        if same_secret(given.as_bytes(), self.token.as_bytes()) {
+            Ok(())
+        } else {
+            Err(Refusal::BadToken)
+        }
+    }
+
     fn check_host(&self, host: Option<&str>) -> Result<(), Refusal> {
         let expected = || format!("127.0.0.1:{0}, localhost:{0} or [::1]:{0}", self.port);
         let host = host.unwrap_or_default().trim();

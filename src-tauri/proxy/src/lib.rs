@@ -19,6 +19,7 @@
 pub mod door;
 pub mod error;
 pub mod http_upstream;
+pub mod listen;
 pub mod llm;
 pub mod message;
 pub mod observer;
