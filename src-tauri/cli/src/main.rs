@@ -15,6 +15,7 @@ mod imported;
 mod mcp_client;
 mod output;
 mod proxy;
+mod proxy_fault;
 mod proxy_llm;
 mod render;
 mod request_tools;

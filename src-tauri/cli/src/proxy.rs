@@ -50,6 +50,18 @@ enum ProxyKind {
         usage · 4 cannot listen, or a record could not be written"
     )]
     Llm(crate::proxy_llm::LlmProxyArgs),
+    /// Make a tool's calls slow, fail or return a mock result in a running (or the next)
+    /// `proxy mcp --name NAME`; the proxy reads the change within a fraction of a second.
+    #[command(
+        after_help = "Examples:\n  toolscope proxy fault --name files --tool search --delay-ms 1500\n  \
+        toolscope proxy fault --name files --tool read --error timeout\n  \
+        toolscope proxy fault --name files --tool read --error tool_error --message \"disk full\"\n  \
+        toolscope proxy fault --name files --tool read --mock '{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}'\n  \
+        toolscope proxy fault --name files --tool read --clear\n\n\
+        Error kinds: timeout (JSON-RPC -32001), server_error (-32603), invalid_params (-32602), \
+        tool_error (a result with isError: true). The plan is <data dir>/proxy/<name>/faults.json."
+    )]
+    Fault(crate::proxy_fault::FaultArgs),
 }
 
 #[derive(Debug, Args)]
@@ -91,6 +103,7 @@ pub async fn proxy(args: ProxyArgs) -> u8 {
     match args.kind {
         ProxyKind::Mcp(args) => mcp(args).await,
         ProxyKind::Llm(args) => crate::proxy_llm::llm(args).await,
+        ProxyKind::Fault(args) => crate::proxy_fault::fault(&args),
     }
 }
 

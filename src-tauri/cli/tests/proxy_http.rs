@@ -69,6 +69,16 @@ fn conversation(peer: &mut Peer) -> Vec<(i64, Value)> {
                "clientInfo": {"name": "toolscope-test", "version": "1"}}),
     );
     peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // server-everything adds the tools the client's capabilities allow a moment after
+    // `initialized` (and says so on a stream that may not be open yet over HTTP): wait for them.
+    for probe in 100..140 {
+        let listed = peer.request(probe, "tools/list", json!({}));
+        let names = listed["result"]["tools"].to_string();
+        if names.contains("trigger-elicitation-request") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     ask(peer, 1, "tools/list", json!({}));
     ask(
         peer,
@@ -140,6 +150,11 @@ fn an_http_server_answers_through_the_proxy_as_it_does_over_stdio() {
             m["method"] == "notifications/progress" && m["params"]["progressToken"] == "lro"
         })
         .count();
+    let list_changed = proxied
+        .received_json()
+        .iter()
+        .any(|m| m["method"] == "notifications/tools/list_changed");
+    assert!(list_changed, "the GET stream was open before `initialized` went on");
     let (code, received) = proxied.finish();
     assert_eq!(code, Some(0), "the agent closed: a normal end");
     assert!(

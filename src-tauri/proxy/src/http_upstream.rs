@@ -126,11 +126,20 @@ where
             line = agent_lines.recv() => line,
         };
         let Some(line) = line else { break None };
-        match tap.agent_message(&line) {
+        let verdict = tap.agent_message(&line);
+        match verdict {
             Verdict::Answer(answer) => {
                 if write_line(&out, &answer).await.is_err() {
                     break None;
                 }
+            }
+            Verdict::Delay(delay) => {
+                let message = serde_json::from_slice(&line).ok();
+                let post = post(upstream.clone(), tap.clone(), out.clone(), line, message);
+                in_flight.spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    post.await;
+                });
             }
             Verdict::Forward => {
                 let message: Option<Value> = serde_json::from_slice(&line).ok();
@@ -144,6 +153,17 @@ where
                 let initialized_note = message
                     .as_ref()
                     .is_some_and(|m| m["method"] == "notifications/initialized");
+                // Server-initiated messages come on the GET stream once the session is set up.
+                // It is opened before `initialized` goes on, so nothing the server says in
+                // reply to it (a list_changed) is sent before anyone listens.
+                if listener.is_none() && initialized_note {
+                    if let Some(stream) = open_stream(&upstream).await {
+                        let (upstream, tap, out) = (upstream.clone(), tap.clone(), out.clone());
+                        listener = Some(tokio::spawn(async move {
+                            pass_on(&upstream, &tap, &out, stream).await;
+                        }));
+                    }
+                }
                 let post = post(upstream.clone(), tap.clone(), out.clone(), line, message);
                 // Until the session exists, messages go one at a time: the next one needs its id.
                 if upstream.session().initialized {
@@ -153,14 +173,6 @@ where
                     if is_initialize {
                         upstream.session().initialized = true;
                     }
-                }
-                // Server-initiated messages come on the GET stream once the session is set up.
-                if listener.is_none() && initialized_note {
-                    listener = Some(tokio::spawn(listen(
-                        upstream.clone(),
-                        tap.clone(),
-                        out.clone(),
-                    )));
                 }
             }
         }
@@ -272,18 +284,15 @@ async fn post<W: AsyncWrite + Unpin>(
     pass_on(&upstream, &tap, &out, response).await;
 }
 
-/// The `GET` stream of server-initiated messages; a server without one says 405.
-async fn listen<W: AsyncWrite + Unpin>(upstream: Arc<Upstream>, tap: Arc<Tap>, out: AgentOut<W>) {
-    let Ok(response) = upstream
+/// The `GET` stream of server-initiated messages, once the server answered it; a server
+/// without one says 405.
+async fn open_stream(upstream: &Upstream) -> Option<reqwest::Response> {
+    let response = upstream
         .request(reqwest::Method::GET, "text/event-stream")
         .send()
         .await
-    else {
-        return;
-    };
-    if response.status().is_success() {
-        pass_on(&upstream, &tap, &out, response).await;
-    }
+        .ok()?;
+    response.status().is_success().then_some(response)
 }
 
 /// Writes each message of a JSON or SSE answer to the agent, recorded first.

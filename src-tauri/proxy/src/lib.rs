@@ -18,6 +18,7 @@
 
 pub mod door;
 pub mod error;
+pub mod faults;
 pub mod http_upstream;
 pub mod listen;
 pub mod llm;

@@ -159,6 +159,19 @@ pub enum Event<'a> {
         /// Refused by `--enforce` (answered with -32602, never forwarded).
         enforced: bool,
     },
+    /// A fault of the plan (`faults.json`) applied to a call: delayed, or answered by the proxy
+    /// with an error or a mock result instead of the server.
+    Fault {
+        call_seq: u64,
+        id: Value,
+        tool: String,
+        /// `delay`, `error` or `mock`.
+        fault: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        delay_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error_kind: Option<crate::faults::ErrorKind>,
+    },
     /// `notifications/progress`, either way.
     Progress {
         message_seq: u64,

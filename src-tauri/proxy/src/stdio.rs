@@ -149,19 +149,25 @@ async fn write_line<W: AsyncWrite + Unpin>(out: &AgentOut<W>, line: &[u8]) -> st
 async fn agent_to_server<W: AsyncWrite + Unpin>(
     tap: Arc<Tap>,
     mut lines: mpsc::Receiver<Vec<u8>>,
-    mut server_in: ChildStdin,
+    server_in: ChildStdin,
     out: AgentOut<W>,
 ) -> AgentEnd {
+    // Shared with the delayed forwards of a fault plan, which write when their time comes.
+    let server_in = Arc::new(tokio::sync::Mutex::new(server_in));
     while let Some(line) = lines.recv().await {
         match tap.agent_message(&line) {
             Verdict::Forward => {
-                let sent = async {
-                    server_in.write_all(&line).await?;
-                    server_in.flush().await
-                };
-                if sent.await.is_err() {
+                if send_to_server(&server_in, &line).await.is_err() {
                     return AgentEnd::ServerGone;
                 }
+            }
+            Verdict::Delay(delay) => {
+                let server_in = server_in.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    // A server gone by then is noticed by the reading side.
+                    let _ = send_to_server(&server_in, &line).await;
+                });
             }
             Verdict::Answer(answer) => {
                 if write_line(&out, &answer).await.is_err() {
@@ -171,6 +177,15 @@ async fn agent_to_server<W: AsyncWrite + Unpin>(
         }
     }
     AgentEnd::Closed
+}
+
+async fn send_to_server(
+    server_in: &tokio::sync::Mutex<ChildStdin>,
+    line: &[u8],
+) -> std::io::Result<()> {
+    let mut server_in = server_in.lock().await;
+    server_in.write_all(line).await?;
+    server_in.flush().await
 }
 
 async fn server_to_agent<W: AsyncWrite + Unpin>(

@@ -11,6 +11,7 @@ use std::sync::{Mutex, MutexGuard};
 use base64::Engine;
 use serde_json::{json, Value};
 
+use crate::faults::{self, Fault, FaultWatch};
 use crate::message::{self, Parsed};
 use crate::observer::Observer;
 use crate::record::{Direction, EndReason, Event, ExitStatusRecord, Origin, RECORD_FORMAT};
@@ -25,6 +26,8 @@ pub enum Verdict {
     Forward,
     /// Do not forward it; send the agent this line (already recorded) instead.
     Answer(Vec<u8>),
+    /// Forward it after this delay (a fault of the plan); other messages go on meanwhile.
+    Delay(std::time::Duration),
 }
 
 /// How a session ended, for [`Tap::end`].
@@ -41,6 +44,7 @@ struct State {
     next_seq: u64,
     messages: u64,
     observer: Observer,
+    faults: FaultWatch,
     failure: Option<String>,
 }
 
@@ -70,6 +74,7 @@ impl Tap {
             },
         )?;
         let mut observer = Observer::new(info.enforce);
+        let faults = FaultWatch::new(recorder.path().parent());
         // The first listing is compared with the last one of the server's previous session.
         let previous = recorder
             .path()
@@ -84,6 +89,7 @@ impl Tap {
                 next_seq: 1,
                 messages: 0,
                 observer,
+                faults,
                 failure: None,
             }),
         })
@@ -101,13 +107,64 @@ impl Tap {
     /// A line from the agent, before it is forwarded.
     pub fn agent_message(&self, line: &[u8]) -> Verdict {
         let mut state = self.lock();
+        let seq = state.next_seq;
         let Some(refusal) = self.take(&mut state, Direction::AgentToServer, None, line) else {
-            return Verdict::Forward;
+            return self.apply_fault(&mut state, seq, line);
         };
         let mut answer = refusal.response.into_bytes();
         answer.push(b'\n');
         self.take(
             &mut state,
+            Direction::ServerToAgent,
+            Some(Origin::Proxy),
+            &answer,
+        );
+        Verdict::Answer(answer)
+    }
+
+    /// The fault the plan holds for this message, when it is a call of a tool that has one.
+    fn apply_fault(&self, state: &mut State, call_seq: u64, line: &[u8]) -> Verdict {
+        if state.faults.is_empty() {
+            return Verdict::Forward;
+        }
+        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+            return Verdict::Forward;
+        };
+        let (Some(id), Some(tool)) = (message.get("id"), message["params"]["name"].as_str()) else {
+            return Verdict::Forward;
+        };
+        if message["method"] != "tools/call" {
+            return Verdict::Forward;
+        }
+        let Some(fault) = state.faults.for_tool(tool) else {
+            return Verdict::Forward;
+        };
+        let (kind, delay_ms, error_kind) = match &fault {
+            Fault::DelayMs(ms) => ("delay", Some(*ms), None),
+            Fault::Error(error) => ("error", None, Some(error.kind)),
+            Fault::Mock(_) => ("mock", None, None),
+        };
+        self.write(
+            state,
+            &Event::Fault {
+                call_seq,
+                id: id.clone(),
+                tool: tool.to_owned(),
+                fault: kind,
+                delay_ms,
+                error_kind,
+            },
+        );
+        if let Some(ms) = delay_ms {
+            return Verdict::Delay(std::time::Duration::from_millis(ms));
+        }
+        let Some(answer) = faults::answer(id, tool, &fault) else {
+            return Verdict::Forward;
+        };
+        let mut answer = answer.into_bytes();
+        answer.push(b'\n');
+        self.take(
+            state,
             Direction::ServerToAgent,
             Some(Origin::Proxy),
             &answer,

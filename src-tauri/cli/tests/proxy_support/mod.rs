@@ -181,6 +181,8 @@ pub fn record(home: &Path, name: &str) -> Vec<Value> {
     let files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("entry").path())
+        // faults.json lives beside the sessions.
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     assert_eq!(files.len(), 1, "one session file: {files:?}");
     let text = std::fs::read_to_string(&files[0]).expect("read the record");
