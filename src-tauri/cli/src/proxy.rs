@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use toolscope_engine::jsonl::Durability;
 use toolscope_proxy::http_upstream::{run_http, HttpOptions};
 use toolscope_proxy::listen::McpListener;
-use toolscope_proxy::recorder::{check_name, sessions_root};
+use toolscope_proxy::recorder::{check_name, sessions_root, RecordOptions};
 use toolscope_proxy::{
     agent_stdin_lines, run_stdio, session_id, EndReason, Recorder, SessionInfo, StdioOptions, Tap,
 };
@@ -73,6 +74,14 @@ pub struct McpProxyArgs {
     /// (answered with JSON-RPC error -32602, never forwarded). Without it they are only flagged.
     #[arg(long)]
     enforce: bool,
+    /// Sync every record line to disk (survives a power cut, at the cost of a disk sync per
+    /// message); without it a line survives a killed proxy.
+    #[arg(long)]
+    fsync: bool,
+    /// Record messages exactly as they were, even where they carry a value of a secret-looking
+    /// environment variable (…KEY, …TOKEN, …SECRET, …PASSWORD) or of a --header.
+    #[arg(long)]
+    keep_secrets: bool,
     /// How long the server may take to exit after the agent closed the session.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     exit_grace_ms: u64,
@@ -113,7 +122,20 @@ async fn mcp(args: McpProxyArgs) -> u8 {
         return exit::USAGE;
     }
     let id = session_id();
-    let recorder = match Recorder::create(&sessions_root(&data_dir()), &args.name, &id) {
+    let record_options = RecordOptions {
+        durability: if args.fsync {
+            Durability::Fsync
+        } else {
+            Durability::Flush
+        },
+        secrets: if args.keep_secrets {
+            Vec::new()
+        } else {
+            secrets(&args.headers)
+        },
+    };
+    let root = sessions_root(&data_dir());
+    let recorder = match Recorder::create_with(&root, &args.name, &id, &record_options) {
         Ok(recorder) => recorder,
         Err(error) => {
             eprintln!("error: {error}");
@@ -204,6 +226,32 @@ async fn mcp(args: McpProxyArgs) -> u8 {
         EndReason::AgentClosed if tap.failure().is_some() => exit::ENVIRONMENT,
         EndReason::AgentClosed => exit::OK,
     }
+}
+
+/// What the record masks: the values of the environment variables whose names say they are
+/// secret (the server inherits them, and a server may echo its environment), and the values of
+/// the `--header`s (a bearer token without its scheme too). Short values are left alone: they
+/// would mask ordinary words.
+fn secrets(headers: &[String]) -> Vec<String> {
+    const MARKERS: [&str; 6] = ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
+    let mut secrets: Vec<String> = std::env::vars()
+        .filter(|(name, _)| {
+            let name = name.to_ascii_uppercase();
+            MARKERS.iter().any(|marker| name.contains(marker))
+        })
+        .map(|(_, value)| value)
+        .collect();
+    for header in headers {
+        if let Some((_, value)) = header.split_once(':') {
+            let value = value.trim();
+            secrets.push(value.to_owned());
+            if let Some((_, credential)) = value.split_once(' ') {
+                secrets.push(credential.trim().to_owned());
+            }
+        }
+    }
+    secrets.retain(|s| s.len() >= 8);
+    secrets
 }
 
 /// `--listen`: serves the agent over HTTP and says where, with the snippet MCP clients take.

@@ -154,7 +154,10 @@ fn an_http_server_answers_through_the_proxy_as_it_does_over_stdio() {
         .received_json()
         .iter()
         .any(|m| m["method"] == "notifications/tools/list_changed");
-    assert!(list_changed, "the GET stream was open before `initialized` went on");
+    assert!(
+        list_changed,
+        "the GET stream was open before `initialized` went on"
+    );
     let (code, received) = proxied.finish();
     assert_eq!(code, Some(0), "the agent closed: a normal end");
     assert!(

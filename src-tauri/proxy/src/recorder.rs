@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use chrono::{SecondsFormat, Utc};
 use toolscope_engine::jsonl::{AppendLog, Durability, LogIoError};
+use toolscope_engine::redact::Redactor;
 
 use crate::record::Event;
 
@@ -53,13 +54,43 @@ pub fn session_id() -> String {
 pub struct Recorder {
     log: AppendLog,
     started: Instant,
+    /// Secrets masked in every line (a message that carries one is then not byte for byte).
+    redactor: Redactor,
+}
+
+/// How a session file is written.
+#[derive(Debug, Clone, Default)]
+pub struct RecordOptions {
+    /// `Fsync` survives a power cut; `Flush` (the default) a killed proxy.
+    pub durability: Durability,
+    /// Values masked wherever they appear in a line.
+    pub secrets: Vec<String>,
 }
 
 impl Recorder {
     /// Creates `<root>/<name>/<session_id>.jsonl` (directories included).
     pub fn create(root: &Path, name: &str, session_id: &str) -> Result<Self, LogIoError> {
+        Self::create_with(root, name, session_id, &RecordOptions::default())
+    }
+
+    /// [`Recorder::create`] with a durability and secrets to mask.
+    pub fn create_with(
+        root: &Path,
+        name: &str,
+        session_id: &str,
+        options: &RecordOptions,
+    ) -> Result<Self, LogIoError> {
         let path = root.join(name).join(format!("{session_id}.jsonl"));
-        Self::open(&path)
+        let (log, _report) = AppendLog::open_with(KIND, &path, options.durability)?;
+        let mut redactor = Redactor::default();
+        for secret in &options.secrets {
+            redactor.add(secret);
+        }
+        Ok(Self {
+            log,
+            started: Instant::now(),
+            redactor,
+        })
     }
 
     /// Opens (or continues) a session file at `path`.
@@ -68,6 +99,7 @@ impl Recorder {
         Ok(Self {
             log,
             started: Instant::now(),
+            redactor: Redactor::default(),
         })
     }
 
@@ -95,6 +127,13 @@ impl Recorder {
         line.extend_from_slice(format!(r#"{{"seq":{seq},"at":"{at}","ms":{ms:.3},"#).as_bytes());
         // `body` is a JSON object with at least its `type`: splice its members in after ours.
         line.extend_from_slice(body.get(1..).unwrap_or_default());
+        if !self.redactor.is_empty() {
+            // Records are JSON text, so UTF-8: the lossy read never changes them.
+            line = self
+                .redactor
+                .redact(&String::from_utf8_lossy(&line))
+                .into_bytes();
+        }
         self.log.append_line(line)?;
         Ok(ms)
     }
