@@ -17,6 +17,7 @@ mod output;
 mod proxy;
 mod proxy_fault;
 mod proxy_llm;
+mod proxy_replay;
 mod render;
 mod request_tools;
 mod setup;

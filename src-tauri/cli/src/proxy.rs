@@ -63,6 +63,14 @@ enum ProxyKind {
         tool_error (a result with isError: true). The plan is <data dir>/proxy/<name>/faults.json."
     )]
     Fault(crate::proxy_fault::FaultArgs),
+    /// Send a recorded session's agent messages to the server again (a new recorded session)
+    /// and report which answers changed.
+    #[command(
+        after_help = "The server's own requests (elicitation, sampling, roots) are answered as \
+        the agent answered them. Exit codes: 0 every answer is the same · 1 some differ or got \
+        none · 2 bad usage · 4 the record could not be written"
+    )]
+    Replay(crate::proxy_replay::ReplayArgs),
 }
 
 #[derive(Debug, Args)]
@@ -113,6 +121,7 @@ pub async fn proxy(args: ProxyArgs) -> u8 {
         ProxyKind::Mcp(args) => mcp(args).await,
         ProxyKind::Llm(args) => crate::proxy_llm::llm(args).await,
         ProxyKind::Fault(args) => crate::proxy_fault::fault(&args),
+        ProxyKind::Replay(args) => crate::proxy_replay::run(args).await,
     }
 }
 

@@ -26,6 +26,7 @@ pub mod message;
 pub mod observer;
 pub mod record;
 pub mod recorder;
+pub mod replay;
 pub mod stdio;
 pub mod tap;
 pub mod tools_diff;
