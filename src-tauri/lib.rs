@@ -35,6 +35,7 @@ pub fn run() {
                     format!("cannot resolve the app data directory: {e}"),
                 )
             });
+            state.set_cli_data_dir(toolscope_engine::home::cli_data_dir());
             state.start(data_dir.as_deref().map_err(Clone::clone));
             commands::settings::apply_stored(&state);
             forward_source_changes(handle.clone(), &state);

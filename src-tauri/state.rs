@@ -42,6 +42,8 @@ pub struct AppState {
     pub agent_confirmations: Arc<Mutex<HashMap<String, oneshot::Sender<Decision>>>>,
     /// Where profiles, keys and conversations live, once startup knows it.
     data_dir: OnceLock<PathBuf>,
+    /// The CLI's data directory, where its proxies record: read beside the app's own.
+    cli_data_dir: OnceLock<PathBuf>,
     /// The tool sources (MCP, HTTP, WASM, imported), once startup has opened them.
     sources: OnceLock<ToolSources>,
     /// What MCP servers asked the person and wait for (elicitations).
@@ -64,6 +66,7 @@ impl Default for AppState {
             confirmations: Arc::new(Mutex::new(HashMap::new())),
             agent_confirmations: Arc::new(Mutex::new(HashMap::new())),
             data_dir: OnceLock::new(),
+            cli_data_dir: OnceLock::new(),
             sources: OnceLock::new(),
             elicitations: Arc::default(),
             history_rows: Mutex::new(None),
@@ -157,16 +160,30 @@ impl AppState {
         })
     }
 
+    /// Also reads what the CLI recorded in `dir` (proxy sessions, proxied conversations).
+    pub fn set_cli_data_dir(&self, dir: PathBuf) {
+        let _ = self.cli_data_dir.set(dir);
+    }
+
+    /// The CLI's data directory, when it is set and is not the app's own.
+    pub fn cli_data_dir(&self) -> Option<&Path> {
+        let cli = self.cli_data_dir.get()?;
+        (Some(cli) != self.data_dir.get()).then_some(cli.as_path())
+    }
+
     /// Model endpoint profiles and their stored keys (`endpoints.json`, `endpoint-keys.json`).
     pub fn profiles(&self) -> Result<ProfileStore, CommandError> {
         Ok(ProfileStore::new(self.data_dir()?))
     }
 
-    /// Recorded agent conversations (`conversations/`).
+    /// Recorded agent conversations (`conversations/`), with those the CLI's model proxy
+    /// recorded in its own data directory.
     pub fn conversations(&self) -> Result<ConversationStore, CommandError> {
-        Ok(ConversationStore::new(
-            self.data_dir()?.join("conversations"),
-        ))
+        let store = ConversationStore::new(self.data_dir()?.join("conversations"));
+        Ok(match self.cli_data_dir() {
+            Some(cli) => store.with_other(cli.join("conversations")),
+            None => store,
+        })
     }
 
     /// The tool sources (MCP, HTTP, WASM, imported), once startup has opened them.

@@ -13,6 +13,7 @@ pub mod history;
 pub mod imported;
 pub mod metrics;
 pub mod parser;
+pub mod proxy_sessions;
 pub mod settings;
 pub mod sign_in;
 pub mod sources;
@@ -87,6 +88,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             agent::conversation_delete,
             agent::conversation_replay,
             agent_export::conversation_turn_export,
+            proxy_sessions::proxy_sessions_list,
+            proxy_sessions::proxy_session_read,
         ])
         // Byte counts, spans and durations stay far below 2^53 in practice.
         .dangerously_cast_bigints_to_number()

@@ -64,4 +64,6 @@ pub const COMMAND_NAMES: &[&str] = &[
     "conversation_delete",
     "conversation_replay",
     "conversation_turn_export",
+    "proxy_sessions_list",
+    "proxy_session_read",
 ];

@@ -13,6 +13,7 @@ const parser = lazyPane("Parser", () => import("./features/parser/ParserPane").t
 const executor = lazyPane("Executor", () => import("./features/executor/ExecutorPane").then((m) => m.ExecutorPane));
 const sources = lazyPane("Sources", () => import("./features/sources/SourcesPane").then((m) => m.SourcesPane));
 const agent = lazyPane("Agent", () => import("./features/agent/AgentPane").then((m) => m.AgentPane));
+const live = lazyPane("Live", () => import("./features/live/LivePane").then((m) => m.LivePane));
 const metrics = lazyPane("Metrics", () => import("./features/metrics/MetricsPane").then((m) => m.MetricsPane));
 const settings = lazyPane("Settings", () => import("./features/settings/SettingsPane").then((m) => m.SettingsPane));
 /** After the first pane is up, the others are fetched while the user reads it. */
@@ -24,6 +25,7 @@ function preloadPanes() {
   executor.preload().catch(() => undefined);
   sources.preload().catch(() => undefined);
   agent.preload().catch(() => undefined);
+  live.preload().catch(() => undefined);
   metrics.preload().catch(() => undefined);
   settings.preload().catch(() => undefined);
 }
@@ -34,6 +36,7 @@ const TABS = [
   { id: "executor", label: "Executor" },
   { id: "sources", label: "Sources" },
   { id: "agent", label: "Agent" },
+  { id: "live", label: "Live" },
   { id: "metrics", label: "Metrics" },
   { id: "settings", label: "Settings" },
 ] as const;
@@ -171,6 +174,8 @@ function Panel({ id, active }: { id: TabId; active: boolean }) {
       return <sources.Pane active={active} />;
     case "agent":
       return <agent.Pane active={active} />;
+    case "live":
+      return <live.Pane active={active} />;
     case "metrics":
       return <metrics.Pane active={active} />;
     case "settings":

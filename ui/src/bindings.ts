@@ -160,6 +160,16 @@ export const commands = {
 	/**  Each recorded reply read again by today's parsers (no model involved). */
 	conversationReplay: (id: string) => typedError<ReplayedTurn[], CommandError>(__TAURI_INVOKE("conversation_replay", { id })),
 	conversationTurnExport: (id: string, turn: number) => typedError<TurnExport, CommandError>(__TAURI_INVOKE("conversation_turn_export", { id, turn })),
+	/**
+	 *  Every session `toolscope proxy mcp` recorded (in the app's data directory or the CLI's),
+	 *  newest first.
+	 */
+	proxySessionsList: () => typedError<ProxySessions, CommandError>(__TAURI_INVOKE("proxy_sessions_list")),
+	/**
+	 *  The records of one session from `from` on (`{line: 0, offset: 0}` for all of it) and the
+	 *  cursor to read what is appended next.
+	 */
+	proxySessionRead: (name: string, id: string, from: SessionCursor) => typedError<ProxySessionChunk, CommandError>(__TAURI_INVOKE("proxy_session_read", { name, id, from })),
 };
 
 /* Types */
@@ -826,8 +836,10 @@ export type ParseReport = {
 
 export type ParsedReply = {
 	/**
-	 *  Its `content` (the reply's prose) is left empty: the pane shows the reply itself, and
-	 *  the prose of a large reply is most of its bytes, sent and decoded for nothing.
+	 *  Its `content` (the reply's prose) and each request's `raw_block` are left empty: the
+	 *  pane shows the reply itself and finds a block by its span, and those copies of the text
+	 *  were most of the answer's bytes (a 5 MB reply's answer was 2 MB), sent and decoded for
+	 *  nothing.
 	 */
 	report: ParseReport,
 	checks: RequestCheck[],
@@ -879,6 +891,129 @@ export type ProtocolConfig = {
 export type ProtocolInfo = {
 	id: string,
 	label: string,
+};
+
+/**  Which way a message went. */
+export type ProxyDirection = "agent_to_server" | "server_to_agent";
+
+/**  How the server process ended. */
+export type ProxyExitStatus = {
+	code: number | null,
+	signal: number | null,
+};
+
+/**  One argument problem of an invalid call (`path` is a JSON pointer). */
+export type ProxyIssue = {
+	path: string,
+	message: string,
+};
+
+/**  One line of a session file. */
+export type ProxyRecord = {
+	seq: number,
+	/**  Wall clock, RFC 3339 UTC. */
+	at: string,
+	/**  Milliseconds since the session started. */
+	ms: number | null,
+	body: ProxyRecordBody,
+};
+
+/**
+ *  What a record says, by its `type` (docs/proxy.md has the table). Fields the proxy leaves
+ *  out read as `null`.
+ */
+export type ProxyRecordBody = ({ type: "session"; session_id: string; name: string; argv: string[]; proxy_version: string; enforce: boolean; format: number }) & { action?: never; added?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforced?: never; error?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "message"; dir: ProxyDirection; 
+/**  `proxy` on the answers the proxy gave itself. */
+origin: string | null; bytes: number; 
+/**  The JSON message as forwarded. */
+msg: Value | null; 
+/**  A line that was not JSON. */
+text: string | null }) & { action?: never; added?: never; argv?: never; call_seq?: never; changed?: never; enforce?: never; enforced?: never; error?: never; format?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; name?: never; names?: never; outcome?: never; page?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; session_id?: never; since_session?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "initialize"; request_seq: number; response_seq: number; params: Value | null; result: Value | null; error: Value | null }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforce?: never; enforced?: never; format?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; session_id?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "tools"; request_seq: number; response_seq: number; page: boolean; names: string[] }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforce?: never; enforced?: never; error?: never; format?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; name?: never; origin?: never; outcome?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "tools_changed"; response_seq: number; since_session: string | null; added: string[]; removed: string[]; changed: string[] }) & { action?: never; argv?: never; bytes?: never; call_seq?: never; dir?: never; enforce?: never; enforced?: never; error?: never; format?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; request_id?: never; request_seq?: never; result?: never; session_id?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "call"; request_seq: number; response_seq: number; id: Value; tool: string; latency_ms: number | null; 
+/**  `result`, `tool_error` or `error`. */
+outcome: string; error: Value | null }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforce?: never; enforced?: never; format?: never; issues?: never; kind?: never; message?: never; message_seq?: never; msg?: never; name?: never; names?: never; origin?: never; page?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; total?: never; unknown_tool?: never } | ({ type: "invalid_call"; call_seq: number; id: Value; tool: string; unknown_tool: boolean; issues: ProxyIssue[]; message: string; enforced: boolean }) & { action?: never; added?: never; argv?: never; bytes?: never; changed?: never; dir?: never; enforce?: never; error?: never; format?: never; kind?: never; latency_ms?: never; message_seq?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; total?: never } | ({ type: "progress"; message_seq: number; dir: ProxyDirection; token: Value; progress: Value | null; total: Value | null; message: Value | null; request_seq: number | null }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; enforce?: never; enforced?: never; error?: never; format?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; response_seq?: never; result?: never; session_id?: never; since_session?: never; text?: never; tool?: never; unknown_tool?: never } | ({ type: "elicitation"; message_seq: number; id: Value; params: Value | null }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforce?: never; enforced?: never; error?: never; format?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "elicitation_result"; request_seq: number; response_seq: number; action: Value | null; error: Value | null }) & { added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforce?: never; enforced?: never; format?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "cancelled"; message_seq: number; dir: ProxyDirection; request_id: Value | null; reason: Value | null; request_seq: number | null }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; enforce?: never; enforced?: never; error?: never; format?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; proxy_version?: never; removed?: never; response_seq?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | {
+	type: "end",
+} & ProxySessionEnd | 
+/**
+ *  A record of a `type` this version of the app does not know (a newer proxy's), kept so
+ *  the timeline can say so.
+ */
+({ type: "unknown"; 
+/**  Its `type`. */
+kind: string }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforce?: never; enforced?: never; error?: never; format?: never; id?: never; issues?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never };
+
+/**  Records of a session from a cursor on. */
+export type ProxySessionChunk = {
+	records: ProxyRecord[],
+	/**  Lines that could not be read (not JSON, no `seq`, a malformed record ...). */
+	skipped: SkippedLine[],
+	/**  Where the next read starts. */
+	next: SessionCursor,
+	/**  The file ends in a line still being written, or torn by a killed proxy. */
+	torn: boolean,
+	/**
+	 *  The cursor did not fit the file (it was replaced): these records start from line 0,
+	 *  and what was read before must be dropped.
+	 */
+	reset: boolean,
+};
+
+/**  The `end` record: why and how a session ended. */
+export type ProxySessionEnd = {
+	/**  `agent_closed`, `server_exited` or `signal`. */
+	reason: string,
+	signal: string | null,
+	server_status: ProxyExitStatus | null,
+	/**  Absent when the server wrote nothing to stderr. */
+	stderr_tail?: string[],
+	pending_answered: number,
+	messages: number,
+};
+
+/**  A recorded session, for the list. */
+export type ProxySessionSummary = {
+	/**  The proxy's `--name` (the directory). */
+	name: string,
+	/**  The session id (the file's name, sortable by start time). */
+	session_id: string,
+	/**  When the session started (RFC 3339), from its first record. */
+	started_at: string | null,
+	/**  The time of its latest record. */
+	last_at: string | null,
+	/**  When the file was last written (unix milliseconds). */
+	modified_ms: number | null,
+	/**  The server's command line, or `["--url", URL]`. */
+	argv: string[],
+	enforce: boolean,
+	/**  The server's name and version from the `initialize` answer. */
+	server: string | null,
+	/**  The agent's name and version from the `initialize` request. */
+	client: string | null,
+	/**  Tools in the latest complete listing the agent received. */
+	tools: number | null,
+	/**  Messages forwarded (either way) or answered by the proxy. */
+	messages: number,
+	/**  Tool calls answered. */
+	calls: number,
+	/**  Calls answered with `isError: true` or a JSON-RPC error. */
+	failed_calls: number,
+	/**  Calls whose arguments did not match the schema (or named an unlisted tool). */
+	invalid_calls: number,
+	/**  Invalid calls refused by `--enforce`. */
+	refused_calls: number,
+	/**  The `end` record; `None` while running, or when the proxy was killed. */
+	end: ProxySessionEnd | null,
+	/**  The file ends in an incomplete line. */
+	torn: boolean,
+	/**  Lines that could not be read. */
+	skipped_lines: number,
+};
+
+/**  The sessions, and the directories they were looked for in. */
+export type ProxySessions = {
+	/**  The `proxy` directories read, in order (the app's own first). */
+	roots: string[],
+	/**  Newest first. */
+	sessions: ProxySessionSummary[],
 };
 
 /**  One line of a conversation file. */
@@ -1036,6 +1171,14 @@ export type SamplingTurn = {
 	/**  `user` or `assistant`. */
 	role: string,
 	text: string,
+};
+
+/**  Where a read of a session file stopped; give it back to read what was appended since. */
+export type SessionCursor = {
+	/**  Lines read so far. */
+	line: number,
+	/**  Bytes read so far (just after the last complete line). */
+	offset: number,
 };
 
 /**  What an import did. */

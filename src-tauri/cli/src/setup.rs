@@ -44,15 +44,7 @@ impl SetupError {
 
 /// `$TOOLSCOPE_HOME`, else `$XDG_DATA_HOME/toolscope`, else `~/.local/share/toolscope`.
 pub fn data_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os("TOOLSCOPE_HOME") {
-        return PathBuf::from(home);
-    }
-    if let Some(xdg) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(xdg).join("toolscope");
-    }
-    std::env::var_os("HOME")
-        .map(|home| PathBuf::from(home).join(".local/share/toolscope"))
-        .unwrap_or_else(|| PathBuf::from(".toolscope"))
+    toolscope_engine::home::cli_data_dir()
 }
 
 /// The built-in formats and the declared ones of `--formats-dir` (else `<data dir>/formats`);

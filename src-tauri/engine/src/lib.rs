@@ -19,6 +19,7 @@ pub mod export;
 pub mod file_tools;
 pub mod files;
 pub mod history;
+pub mod home;
 pub mod jsonl;
 pub mod metrics;
 pub mod naming;

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use toolscope_engine::files::write_atomically;
 
 /// The file name of a server's plan.
 pub const FILE: &str = "faults.json";
@@ -91,16 +92,10 @@ impl FaultPlan {
         }
     }
 
-    /// Writes the plan whole (a temporary file renamed over it, so the proxy never reads half).
+    /// Writes the plan whole (the engine's atomic write: the proxy never reads half a plan).
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        }
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        let temporary = path.with_extension("json.tmp");
-        std::fs::write(&temporary, text + "\n")
-            .and_then(|()| std::fs::rename(&temporary, path))
+        write_atomically(path, format!("{text}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 }

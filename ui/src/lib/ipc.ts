@@ -24,6 +24,7 @@ import {
   type MetricsRange,
   type RequestToolsChoice,
   type RunEvent,
+  type SessionCursor,
   type ToolCallConfig,
   type Value,
 } from "../bindings";
@@ -219,4 +220,6 @@ export const ipc = {
   conversationDelete: (id: string) => unwrap(commands.conversationDelete(id)),
   conversationReplay: (id: string) => unwrap(commands.conversationReplay(id)),
   conversationTurnExport: (id: string, turn: number) => unwrap(commands.conversationTurnExport(id, turn)),
+  proxySessionsList: () => unwrap(commands.proxySessionsList()),
+  proxySessionRead: (name: string, id: string, from: SessionCursor) => unwrap(commands.proxySessionRead(name, id, from)),
 };

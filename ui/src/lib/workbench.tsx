@@ -7,7 +7,7 @@ import { createContext, useContext, useMemo, useState, type ReactNode } from "re
 
 import type { Value } from "./ipc";
 
-export type PaneId = "discovery" | "parser" | "executor" | "sources" | "agent" | "metrics" | "settings";
+export type PaneId = "discovery" | "parser" | "executor" | "sources" | "agent" | "live" | "metrics" | "settings";
 
 /** A call to open in the Executor. `nonce` makes loading the same call twice a new event. */
 export interface ExecutorDraft {

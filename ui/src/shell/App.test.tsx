@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { PaneProps } from "./lazyPane";
 
-const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0, sources: 0, agent: 0, metrics: 0, settings: 0 }));
+const mounts = vi.hoisted(() => ({ discovery: 0, parser: 0, executor: 0, sources: 0, agent: 0, live: 0, metrics: 0, settings: 0 }));
 
 function fakePane(name: keyof typeof mounts) {
   return function FakePane({ active }: PaneProps) {
@@ -36,6 +36,7 @@ vi.mock("../features/parser/ParserPane", () => ({ ParserPane: fakePane("parser")
 vi.mock("../features/executor/ExecutorPane", () => ({ ExecutorPane: fakePane("executor") }));
 vi.mock("../features/sources/SourcesPane", () => ({ SourcesPane: fakePane("sources") }));
 vi.mock("../features/agent/AgentPane", () => ({ AgentPane: fakePane("agent") }));
+vi.mock("../features/live/LivePane", () => ({ LivePane: fakePane("live") }));
 vi.mock("../features/metrics/MetricsPane", () => ({ MetricsPane: fakePane("metrics") }));
 vi.mock("../features/settings/SettingsPane", () => ({ SettingsPane: fakePane("settings") }));
 vi.mock("./StartupNotices", () => ({ StartupNotices: () => null }));
@@ -99,12 +100,15 @@ describe("App shell", () => {
     expect(selected("Metrics")).toBe(true);
     expect((await screen.findByTestId("metrics-pane")).dataset.active).toBe("true");
     fireEvent.keyDown(tab("Metrics"), { key: "ArrowLeft" });
+    expect(selected("Live")).toBe(true);
+    expect((await screen.findByTestId("live-pane")).dataset.active).toBe("true");
+    fireEvent.keyDown(tab("Live"), { key: "ArrowLeft" });
     expect(selected("Agent")).toBe(true);
     expect((await screen.findByTestId("agent-pane")).dataset.active).toBe("true");
     fireEvent.keyDown(tab("Agent"), { key: "ArrowLeft" });
     expect(selected("Sources")).toBe(true);
     expect((await screen.findByTestId("sources-pane")).dataset.active).toBe("true");
-    for (const name of ["Sources", "Agent", "Metrics", "Settings"]) fireEvent.keyDown(tab(name), { key: "ArrowRight" });
+    for (const name of ["Sources", "Agent", "Live", "Metrics", "Settings"]) fireEvent.keyDown(tab(name), { key: "ArrowRight" });
     expect(discovery.getAttribute("aria-selected")).toBe("true");
     fireEvent.keyDown(discovery, { key: "ArrowLeft" });
     expect(selected("Settings")).toBe(true);

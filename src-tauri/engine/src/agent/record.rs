@@ -239,10 +239,13 @@ pub enum ConversationError {
     InvalidId(String),
 }
 
-/// The directory of conversation files (`<id>.jsonl`).
+/// The directory of conversation files (`<id>.jsonl`), where new ones are written, and any
+/// other directories whose conversations are read with them (the app also shows what the CLI's
+/// model proxy recorded in the CLI's data directory).
 #[derive(Debug, Clone)]
 pub struct ConversationStore {
     dir: PathBuf,
+    others: Vec<PathBuf>,
     durability: Durability,
 }
 
@@ -250,8 +253,19 @@ impl ConversationStore {
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self {
             dir: dir.into(),
+            others: Vec::new(),
             durability: Durability::default(),
         }
+    }
+
+    /// Also lists, loads and deletes the conversations of `dir`; ids found in both are the
+    /// first directory's.
+    pub fn with_other(mut self, dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        if dir != self.dir && !self.others.contains(&dir) {
+            self.others.push(dir);
+        }
+        self
     }
 
     pub fn dir(&self) -> &Path {
@@ -278,10 +292,7 @@ impl ConversationStore {
     }
 
     pub fn load(&self, id: &str) -> Result<LoadedConversation, ConversationError> {
-        let path = self.path_of(id)?;
-        if !path.is_file() {
-            return Err(ConversationError::NotFound(id.to_owned()));
-        }
+        let path = self.existing(id)?;
         let loaded = read_lines(KIND, &path, parse_line)?;
         Ok(LoadedConversation {
             id: id.to_owned(),
@@ -293,36 +304,41 @@ impl ConversationStore {
     /// Every conversation, newest first; a query keeps those whose task or model contains it
     /// (case-insensitive).
     pub fn list(&self, query: &str) -> Result<Vec<ConversationSummary>, ConversationError> {
-        let entries = match fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(LogIoError {
-                    kind: "conversations folder",
-                    action: "listing",
-                    path: self.dir.clone(),
-                    source,
-                }
-                .into())
-            }
-        };
         let needle = query.trim().to_lowercase();
-        let mut summaries = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Some(id) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jsonl"))
-            else {
-                continue;
+        let mut summaries: Vec<ConversationSummary> = Vec::new();
+        for dir in std::iter::once(&self.dir).chain(&self.others) {
+            let entries = match fs::read_dir(dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(source) => {
+                    return Err(LogIoError {
+                        kind: "conversations folder",
+                        action: "listing",
+                        path: dir.clone(),
+                        source,
+                    }
+                    .into())
+                }
             };
-            let Some(summary) = summarise(&self.load(id)?) else {
-                continue;
-            };
-            let haystack = format!("{} {}", summary.task, summary.model).to_lowercase();
-            if needle.is_empty() || haystack.contains(&needle) {
-                summaries.push(summary);
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Some(id) = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.strip_suffix(".jsonl"))
+                else {
+                    continue;
+                };
+                if summaries.iter().any(|s| s.id == id) {
+                    continue;
+                }
+                let Some(summary) = summarise(&self.load(id)?) else {
+                    continue;
+                };
+                let haystack = format!("{} {}", summary.task, summary.model).to_lowercase();
+                if needle.is_empty() || haystack.contains(&needle) {
+                    summaries.push(summary);
+                }
             }
         }
         summaries.sort_by(|a, b| b.started_at_ms.cmp(&a.started_at_ms).then(b.id.cmp(&a.id)));
@@ -330,7 +346,7 @@ impl ConversationStore {
     }
 
     pub fn delete(&self, id: &str) -> Result<(), ConversationError> {
-        let path = self.path_of(id)?;
+        let path = self.existing(id)?;
         fs::remove_file(&path).map_err(|source| match source.kind() {
             io::ErrorKind::NotFound => ConversationError::NotFound(id.to_owned()),
             _ => LogIoError {
@@ -341,6 +357,17 @@ impl ConversationStore {
             }
             .into(),
         })
+    }
+
+    /// The file of `id` in the first directory that has it.
+    fn existing(&self, id: &str) -> Result<PathBuf, ConversationError> {
+        let name = self.path_of(id)?;
+        let name = name.file_name().map(PathBuf::from).unwrap_or_default();
+        std::iter::once(&self.dir)
+            .chain(&self.others)
+            .map(|dir| dir.join(&name))
+            .find(|path| path.is_file())
+            .ok_or_else(|| ConversationError::NotFound(id.to_owned()))
     }
 
     /// The file of `id`; ids are the store's own, so anything that could leave the directory is
@@ -417,4 +444,57 @@ pub fn summarise(conversation: &LoadedConversation) -> Option<ConversationSummar
         }
     }
     Some(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proxied(store: &ConversationStore, first_message: &str) -> String {
+        let log = store.create(&[]).expect("create");
+        log.append(Record::Proxied {
+            id: log.id().to_owned(),
+            started_at_ms: chrono::Utc::now().timestamp_millis(),
+            first_message: first_message.to_owned(),
+            model: ModelInfo {
+                wire: "openai_chat".to_owned(),
+                base_url: "http://127.0.0.1:9/v1".to_owned(),
+                model: "m".to_owned(),
+                native_protocol: "openai_chat".to_owned(),
+            },
+            upstream: "http://127.0.0.1:9/v1".to_owned(),
+            tools: Vec::new(),
+        })
+        .expect("append");
+        log.id().to_owned()
+    }
+
+    #[test]
+    fn another_directory_is_listed_loaded_and_deleted_with_the_first() {
+        let app = tempfile::tempdir().expect("tempdir");
+        let cli = tempfile::tempdir().expect("tempdir");
+        let own = proxied(&ConversationStore::new(app.path()), "in the app");
+        let theirs = proxied(&ConversationStore::new(cli.path()), "from the CLI's proxy");
+        let store = ConversationStore::new(app.path()).with_other(cli.path());
+        let mut tasks: Vec<String> = store
+            .list("")
+            .expect("list")
+            .into_iter()
+            .map(|s| s.task)
+            .collect();
+        tasks.sort();
+        assert_eq!(tasks, ["from the CLI's proxy", "in the app"]);
+        assert_eq!(store.load(&theirs).expect("load").id, theirs);
+        store.delete(&theirs).expect("delete");
+        assert!(matches!(
+            store.load(&theirs),
+            Err(ConversationError::NotFound(_))
+        ));
+        assert_eq!(store.list("").expect("list").len(), 1);
+        assert_eq!(store.load(&own).expect("load").id, own);
+        assert!(ConversationStore::new(app.path())
+            .with_other(app.path())
+            .others
+            .is_empty());
+    }
 }

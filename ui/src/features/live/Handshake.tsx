@@ -1,0 +1,40 @@
+/** The `initialize` handshake: who talks to whom, in which protocol version. */
+import type { Handshake as HandshakeModel } from "./sessionModel";
+
+export function Handshake({ handshake }: { handshake: HandshakeModel | null }) {
+  if (handshake === null) {
+    return <p className="muted lv-small" data-testid="handshake-waiting">No handshake yet: the agent has not initialized the session.</p>;
+  }
+  const mismatch = handshake.requested !== null && handshake.protocol !== null && handshake.requested !== handshake.protocol;
+  return (
+    <dl className="lv-facts" data-testid="handshake">
+      <dt>Client</dt>
+      <dd>{handshake.client ?? <span className="muted">not named</span>}</dd>
+      <dt>Server</dt>
+      <dd>{handshake.server ?? <span className="muted">not named</span>}</dd>
+      <dt>Protocol</dt>
+      <dd>
+        <code>{handshake.protocol ?? handshake.requested ?? "unknown"}</code>
+        {mismatch && handshake.requested !== null && <span className="muted"> (the agent asked for {handshake.requested})</span>}
+      </dd>
+      {handshake.capabilities.length > 0 && (
+        <>
+          <dt>Capabilities</dt>
+          <dd>{handshake.capabilities.join(", ")}</dd>
+        </>
+      )}
+      {handshake.error !== null && (
+        <>
+          <dt>Error</dt>
+          <dd className="lv-error-text">{handshake.error}</dd>
+        </>
+      )}
+      {handshake.instructions !== null && (
+        <>
+          <dt>Instructions</dt>
+          <dd className="lv-pre-wrap">{handshake.instructions}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
