@@ -4,8 +4,10 @@
  * `message` records, by seq), the result's MCP content readable.
  */
 import { formatDuration } from "../../lib/format";
+import { useWorkbench } from "../../lib/workbench";
 import { McpContentView } from "../results/McpContentView";
 import { parseMcpContent } from "../results/mcpContent";
+import { callArguments, routingName } from "./executorLink";
 import { isObject, type CallEntry, type MessageView } from "./sessionModel";
 
 function pretty(message: MessageView): string {
@@ -40,12 +42,16 @@ function ResultContent({ response }: { response: MessageView }) {
 }
 
 interface Props {
+  /** The proxied server's name: the app's source of that name runs the call again. */
+  server: string;
   call: CallEntry;
   messages: ReadonlyMap<number, MessageView>;
 }
 
-export function CallDetail({ call, messages }: Props) {
+export function CallDetail({ server, call, messages }: Props) {
+  const { loadIntoExecutor } = useWorkbench();
   const request = messages.get(call.seq);
+  const target = routingName(server, call.tool);
   const response = call.responseSeq === null ? undefined : messages.get(call.responseSeq);
   const invalid = call.invalid;
   return (
@@ -53,6 +59,19 @@ export function CallDetail({ call, messages }: Props) {
       <h3>
         <code>{call.tool}</code> <span className="muted lv-small">id {call.id}</span>
       </h3>
+      <p className="lv-buttons">
+        <button
+          type="button"
+          className="button button-small"
+          onClick={() => {
+            loadIntoExecutor(target, callArguments(request));
+          }}
+          title={`Runs ${target}: add the server in Sources under the name "${server}" to run it there`}
+          data-testid="call-open-executor"
+        >
+          Open in Executor
+        </button>
+      </p>
       <p className="muted lv-small">
         {call.outcome === "pending" ? "Waiting for the answer." : `Answered in ${formatDuration(call.latencyMs)} (${call.outcome.replace("_", " ")}).`}
       </p>

@@ -8,8 +8,31 @@ import { clearMocks } from "@tauri-apps/api/mocks";
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
+import { useWorkbench, WorkbenchProvider } from "../../lib/workbench";
 import { LivePane } from "./LivePane";
 import { calls, end, installLiveBackend, message, opening, record, summary } from "./testBackend";
+
+function DraftProbe() {
+  const { draft, activePane } = useWorkbench();
+  return (
+    <output data-testid="probe" data-pane={activePane}>
+      {draft ? JSON.stringify({ toolName: draft.toolName, args: draft.args }) : ""}
+    </output>
+  );
+}
+
+function Wrapped({ active }: { active: boolean }) {
+  return (
+    <WorkbenchProvider initialPane="live">
+      <LivePane active={active} pollMs={POLL} />
+      <DraftProbe />
+    </WorkbenchProvider>
+  );
+}
+
+function renderPane() {
+  return render(<Wrapped active />);
+}
 
 const POLL = 20;
 const writeText = vi.fn((_text: string) => Promise.resolve());
@@ -31,7 +54,7 @@ function rows(): HTMLElement[] {
 describe("with no session yet", () => {
   it("explains how to start watching an agent, with snippets to copy", async () => {
     installLiveBackend();
-    render(<LivePane active pollMs={POLL} />);
+    renderPane();
     await screen.findByTestId("live-empty");
     const mcp = screen.getByTestId("snippet-mcp");
     expect(JSON.parse(mcp.textContent)).toEqual({
@@ -72,7 +95,7 @@ describe("with no session yet", () => {
   it("says when the sessions cannot be listed", async () => {
     const backend = installLiveBackend();
     backend.failure = { kind: "not_ready", message: "the app is still starting", details: null };
-    render(<LivePane active pollMs={POLL} />);
+    renderPane();
     expect((await screen.findByRole("alert")).textContent).toContain("the app is still starting");
     backend.failure = null;
     await screen.findByTestId("live-empty");
@@ -89,7 +112,7 @@ describe("recorded sessions", () => {
       sessions: [running, older, files],
       records: new Map([[`files/${files.session_id}`, [record(0, { type: "session", session_id: files.session_id, name: "files", argv: ["--url", "https://example.com/mcp"], proxy_version: "0.1.0", enforce: false, format: 1 })]]]),
     });
-    render(<LivePane active pollMs={POLL} />);
+    renderPane();
     await screen.findAllByTestId("session-row");
     const groups = screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent);
     expect(groups).toEqual(["everything 2 sessions", "files 1 session"]);
@@ -113,7 +136,7 @@ describe("recorded sessions", () => {
 
   it("shows the handshake, the tools and what changed, the calls, and a call's request and response", async () => {
     installLiveBackend({ sessions: [running], records: new Map([[`everything/${running.session_id}`, [...opening(), ...calls()]]]) });
-    render(<LivePane active pollMs={POLL} />);
+    renderPane();
     fireEvent.click(await screen.findByTestId("session-row"));
     const handshake = await screen.findByTestId("handshake");
     expect(handshake.textContent).toContain("claude-desktop 1.2");
@@ -142,6 +165,10 @@ describe("recorded sessions", () => {
     expect(JSON.parse(within(detail).getByTestId("call-request").textContent)).toMatchObject({ params: { name: "echo", arguments: { message: "hi" } } });
     expect(within(detail).getByTestId("call-content").textContent).toContain("Echo: hi");
     expect(detail.textContent).toContain("progress 1 of 2");
+    fireEvent.click(within(detail).getByTestId("call-open-executor"));
+    const probe = screen.getByTestId("probe");
+    expect(probe.dataset.pane).toBe("executor");
+    expect(JSON.parse(probe.textContent)).toEqual({ toolName: "everything_echo", args: { message: "hi" } });
 
     fireEvent.click(invalid);
     const second = await screen.findByTestId("call-detail");
@@ -152,7 +179,7 @@ describe("recorded sessions", () => {
   it("tails a running session from its cursor as records are appended, until its end", async () => {
     const records = opening();
     const backend = installLiveBackend({ sessions: [running], records: new Map([[`everything/${running.session_id}`, records]]) });
-    render(<LivePane active pollMs={POLL} />);
+    renderPane();
     fireEvent.click(await screen.findByTestId("session-row"));
     await screen.findByTestId("handshake");
     expect(screen.queryAllByTestId("call-row")).toHaveLength(0);
@@ -182,13 +209,13 @@ describe("recorded sessions", () => {
 
   it("polls only while the pane is shown", async () => {
     const backend = installLiveBackend({ sessions: [running], records: new Map([[`everything/${running.session_id}`, opening()]]) });
-    const { rerender } = render(<LivePane active pollMs={POLL} />);
+    const { rerender } = renderPane();
     fireEvent.click(await screen.findByTestId("session-row"));
     await screen.findByTestId("handshake");
     await waitFor(() => {
       expect(backend.lists).toBeGreaterThan(2);
     });
-    rerender(<LivePane active={false} pollMs={POLL} />);
+    rerender(<Wrapped active={false} />);
     await new Promise((resolve) => setTimeout(resolve, POLL * 2));
     const lists = backend.lists;
     const reads = backend.reads.length;
@@ -196,7 +223,7 @@ describe("recorded sessions", () => {
     expect(backend.lists).toBe(lists);
     expect(backend.reads.length).toBe(reads);
 
-    rerender(<LivePane active pollMs={POLL} />);
+    rerender(<Wrapped active />);
     await waitFor(() => {
       expect(backend.lists).toBeGreaterThan(lists);
     });

@@ -83,7 +83,7 @@ export function SessionView({ summary, tail, now }: Props) {
               <Timeline entries={model.timeline} selected={selected} onSelect={setSelected} />
             </section>
             {call?.kind === "call" ? (
-              <CallDetail call={call} messages={model.messages} />
+              <CallDetail server={summary.name} call={call} messages={model.messages} />
             ) : (
               <p className="muted lv-small lv-detail-empty">Select a call to see its request and response.</p>
             )}
