@@ -13,6 +13,7 @@ pub mod history;
 pub mod imported;
 pub mod metrics;
 pub mod parser;
+pub mod proxy_replay;
 pub mod proxy_sessions;
 pub mod settings;
 pub mod sign_in;
@@ -90,6 +91,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             agent_export::conversation_turn_export,
             proxy_sessions::proxy_sessions_list,
             proxy_sessions::proxy_session_read,
+            proxy_replay::proxy_session_replay,
         ])
         // Byte counts, spans and durations stay far below 2^53 in practice.
         .dangerously_cast_bigints_to_number()

@@ -66,4 +66,5 @@ pub const COMMAND_NAMES: &[&str] = &[
     "conversation_turn_export",
     "proxy_sessions_list",
     "proxy_session_read",
+    "proxy_session_replay",
 ];

@@ -170,6 +170,8 @@ export const commands = {
 	 *  cursor to read what is appended next.
 	 */
 	proxySessionRead: (name: string, id: string, from: SessionCursor) => typedError<ProxySessionChunk, CommandError>(__TAURI_INVOKE("proxy_session_read", { name, id, from })),
+	/**  Replays session `id` of server `name` against the server it recorded. */
+	proxySessionReplay: (name: string, id: string) => typedError<ProxyReplayReport, CommandError>(__TAURI_INVOKE("proxy_session_replay", { name, id })),
 };
 
 /* Types */
@@ -941,6 +943,15 @@ outcome: string; error: Value | null }) & { action?: never; added?: never; argv?
 /**  Its `type`. */
 kind: string }) & { action?: never; added?: never; argv?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforce?: never; enforced?: never; error?: never; format?: never; id?: never; issues?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; name?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; proxy_version?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; session_id?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never };
 
+/**  What a replay found, and the session it was recorded as. */
+export type ProxyReplayReport = {
+	session_id: string,
+	requests: ReplayedRequest[],
+	same: number,
+	different: number,
+	unanswered: number,
+};
+
 /**  Records of a session from a cursor on. */
 export type ProxySessionChunk = {
 	records: ProxyRecord[],
@@ -1060,6 +1071,17 @@ export type ReplayedCall = {
 export type ReplayedDiagnostic = {
 	at: number,
 	diagnostic: Diagnostic,
+};
+
+/**  One request of a replay, compared with the recording. */
+export type ReplayedRequest = {
+	id: Value,
+	method: string,
+	tool: string | null,
+	/**  `same`, `different`, `no_answer` or `not_recorded`. */
+	verdict: string,
+	/**  JSON pointers where the answer differs. */
+	paths: string[],
 };
 
 /**  One turn, then and now. */

@@ -222,4 +222,5 @@ export const ipc = {
   conversationTurnExport: (id: string, turn: number) => unwrap(commands.conversationTurnExport(id, turn)),
   proxySessionsList: () => unwrap(commands.proxySessionsList()),
   proxySessionRead: (name: string, id: string, from: SessionCursor) => unwrap(commands.proxySessionRead(name, id, from)),
+  proxySessionReplay: (name: string, id: string) => unwrap(commands.proxySessionReplay(name, id)),
 };

@@ -233,4 +233,31 @@ describe("recorded sessions", () => {
     });
     expect(backend.reads.at(-1)?.from.line).toBe(opening().length);
   });
+
+  it("replays a session against its server after showing what will run", async () => {
+    const backend = installLiveBackend({
+      sessions: [running],
+      records: new Map([[`everything/${running.session_id}`, [...opening(), ...calls()]]]),
+      replay: {
+        session_id: "20260102T000000.000Z-abcdef12",
+        requests: [
+          { id: 1, method: "initialize", tool: null, verdict: "same", paths: [] },
+          { id: 2, method: "tools/call", tool: "echo", verdict: "different", paths: ["/result/content/0/text"] },
+        ],
+        same: 1,
+        different: 1,
+        unanswered: 0,
+      },
+    });
+    renderPane();
+    fireEvent.click(await screen.findByTestId("session-row"));
+    fireEvent.click(await screen.findByTestId("replay-start"));
+    expect(screen.getByTestId("replay").textContent).toContain("This runs npx -y @modelcontextprotocol/server-everything again");
+    expect(backend.replays).toEqual([]);
+    fireEvent.click(screen.getByTestId("replay-run"));
+    const result = await screen.findByTestId("replay-result");
+    expect(result.textContent).toContain("2 requests: 1 same, 1 different, 0 unanswered");
+    expect(screen.getAllByTestId("replay-changed").map((li) => li.textContent)).toEqual(["2 tools/call echo: different at /result/content/0/text "]);
+    expect(backend.replays).toEqual([{ name: "everything", id: running.session_id }]);
+  });
 });

@@ -8,6 +8,7 @@ import { formatCount } from "../../lib/format";
 import type { ProxySessionSummary } from "../../lib/ipc";
 import { CallDetail } from "./CallDetail";
 import { Handshake } from "./Handshake";
+import { ReplayControl } from "./ReplayControl";
 import { endText, foldSession } from "./sessionModel";
 import { sessionState } from "./sessionState";
 import { StateBadge } from "./StateBadge";
@@ -42,6 +43,7 @@ export function SessionView({ summary, tail, now }: Props) {
       <p className="lv-argv">
         <code data-testid="session-argv">{argv.join(" ")}</code>
       </p>
+      {argv.length > 0 && <ReplayControl key={summary.session_id} name={summary.name} sessionId={summary.session_id} argv={argv} />}
       {end !== null && (
         <p className="muted lv-small" data-testid="session-end">
           {endText(end)}

@@ -5,7 +5,7 @@
  */
 import { mockIPC } from "@tauri-apps/api/mocks";
 
-import type { CommandError, ProxyRecord, ProxyRecordBody, ProxySessionChunk, ProxySessionSummary, SessionCursor, Value } from "../../lib/ipc";
+import type { CommandError, ProxyRecord, ProxyRecordBody, ProxyReplayReport, ProxySessionChunk, ProxySessionSummary, SessionCursor, Value } from "../../lib/ipc";
 
 export function record(seq: number, body: ProxyRecordBody, ms = seq * 10): ProxyRecord {
   return { seq, at: `2026-01-01T12:00:${String(seq).padStart(2, "0")}.000000Z`, ms, body };
@@ -121,9 +121,12 @@ export interface LiveBackend {
   failure: CommandError | null;
   reads: { name: string; id: string; from: SessionCursor }[];
   lists: number;
+  /** What `proxy_session_replay` answers, and the sessions it was asked to replay. */
+  replay: ProxyReplayReport | null;
+  replays: { name: string; id: string }[];
 }
 
-export function installLiveBackend(overrides: Partial<Pick<LiveBackend, "sessions" | "roots" | "records">> = {}): LiveBackend {
+export function installLiveBackend(overrides: Partial<Pick<LiveBackend, "sessions" | "roots" | "records" | "replay">> = {}): LiveBackend {
   const backend: LiveBackend = {
     sessions: [],
     roots: ["/home/me/.local/share/dev.toolscope.app/proxy", "/home/me/.local/share/toolscope/proxy"],
@@ -131,6 +134,8 @@ export function installLiveBackend(overrides: Partial<Pick<LiveBackend, "session
     failure: null,
     reads: [],
     lists: 0,
+    replay: null,
+    replays: [],
     ...overrides,
   };
   const fail = (): never => {
@@ -163,6 +168,10 @@ export function installLiveBackend(overrides: Partial<Pick<LiveBackend, "session
         };
         return chunk;
       }
+      case "proxy_session_replay":
+        backend.replays.push({ name: args.name as string, id: args.id as string });
+        if (backend.replay === null) return fail();
+        return backend.replay;
       default:
         throw new Error(`unexpected command ${cmd}`);
     }
