@@ -701,13 +701,18 @@ async function benchSearch() {
 async function benchParser() {
   const { browser } = await startOnce("parser");
   try {
-    if (process.env.BENCH_PARSER_HIDE) {
-      // Diagnosis: what a part of the pane costs, by leaving it out of layout (display: none).
-      await browser.execute((css) => {
+    // Diagnosis: what a part of the pane costs, by leaving it out of layout (BENCH_PARSER_HIDE,
+    // selectors set to display: none), or what a style rule changes (BENCH_PARSER_CSS, a rule).
+    const css = [
+      process.env.BENCH_PARSER_HIDE ? `${process.env.BENCH_PARSER_HIDE} { display: none !important; }` : "",
+      process.env.BENCH_PARSER_CSS ?? "",
+    ].join("\n");
+    if (css.trim() !== "") {
+      await browser.execute((text) => {
         const style = document.createElement("style");
-        style.textContent = `${css} { display: none !important; }`;
+        style.textContent = text;
         document.head.append(style);
-      }, process.env.BENCH_PARSER_HIDE);
+      }, css);
     }
     const paste = await browser.executeAsync((megabytes, done) => {
       document.getElementById("tab-parser")?.click();
@@ -830,6 +835,7 @@ async function benchParser() {
     }
     await settle(500);
     const typing = await browser.execute(() => window.__typeBench.samples);
+    if (process.env.E2E_VERBOSE) log(`  typing, keydown -> frame per key: ${typing.map((t) => Math.round(t)).join(", ")} ms`);
     // The keys must have landed at the end of the reply (the last line on screen ends with them).
     const tail = await browser.execute(() => {
       const lines = document.querySelectorAll('[data-testid="parser-input"] .cm-line');

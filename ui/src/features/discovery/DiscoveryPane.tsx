@@ -106,99 +106,99 @@ export function DiscoveryPane({ active }: { active: boolean }) {
 
   return (
     <Timed id="discovery">
-    <section className="pane dv-pane" aria-labelledby="discovery-title">
-      <div className="pane-head">
-        <div>
-          <h2 id="discovery-title">Discovery</h2>
-          <p className="muted">
-            Every registered tool and method. A model sees only enabled tools&apos; agent-callable methods.
-          </p>
+      <section className="pane dv-pane" aria-labelledby="discovery-title">
+        <div className="pane-head">
+          <div>
+            <h2 id="discovery-title">Discovery</h2>
+            <p className="muted">
+              Every registered tool and method. A model sees only enabled tools&apos; agent-callable methods.
+            </p>
+          </div>
+          <button type="button" className="button" onClick={reload} disabled={list.loading}>
+            {list.loading && tools !== null ? "Reloading…" : "Reload"}
+          </button>
         </div>
-        <button type="button" className="button" onClick={reload} disabled={list.loading}>
-          {list.loading && tools !== null ? "Reloading…" : "Reload"}
-        </button>
-      </div>
 
-      <DiscoveryToolbar
-        query={query}
-        onQuery={changeQuery}
-        onSearchKey={onSearchKey}
-        includeNonCallable={includeNonCallable}
-        onIncludeNonCallable={setIncludeNonCallable}
-        sort={sort}
-        onSort={setSort}
-        searchRef={searchRef}
-      />
-
-      {toggles.failure && (
-        <ErrorNotice
-          title={`Could not ${toggles.failure.enabled ? "enable" : "disable"} ${toggles.failure.toolName}`}
-          error={toggles.failure.error}
-          onDismiss={toggles.dismissFailure}
-          testId="toggle-error"
+        <DiscoveryToolbar
+          query={query}
+          onQuery={changeQuery}
+          onSearchKey={onSearchKey}
+          includeNonCallable={includeNonCallable}
+          onIncludeNonCallable={setIncludeNonCallable}
+          sort={sort}
+          onSort={setSort}
+          searchRef={searchRef}
         />
-      )}
-      {list.error && tools !== null && (
-        <ErrorNotice title="Could not refresh the tools (showing the last list)" error={list.error} onRetry={reload} />
-      )}
 
-      <div className="dv-split">
-        <div className="dv-master">
-          {tools === null ? (
-            list.error ? (
-              <ErrorNotice title="Could not load the tools" error={list.error} onRetry={reload} testId="discovery-error" />
+        {toggles.failure && (
+          <ErrorNotice
+            title={`Could not ${toggles.failure.enabled ? "enable" : "disable"} ${toggles.failure.toolName}`}
+            error={toggles.failure.error}
+            onDismiss={toggles.dismissFailure}
+            testId="toggle-error"
+          />
+        )}
+        {list.error && tools !== null && (
+          <ErrorNotice title="Could not refresh the tools (showing the last list)" error={list.error} onRetry={reload} />
+        )}
+
+        <div className="dv-split">
+          <div className="dv-master">
+            {tools === null ? (
+              list.error ? (
+                <ErrorNotice title="Could not load the tools" error={list.error} onRetry={reload} testId="discovery-error" />
+              ) : (
+                <p className="status" role="status" aria-live="polite">
+                  Loading tools…
+                </p>
+              )
+            ) : view === null || view.rows.length === 0 ? (
+              <EmptyList
+                query={deferredQuery}
+                hiddenNonCallable={view?.hiddenNonCallable ?? 0}
+                onShowHidden={() => {
+                  setIncludeNonCallable(true);
+                }}
+                noTools={tools.length === 0}
+              />
             ) : (
-              <p className="status" role="status" aria-live="polite">
-                Loading tools…
-              </p>
-            )
-          ) : view === null || view.rows.length === 0 ? (
-            <EmptyList
-              query={deferredQuery}
-              hiddenNonCallable={view?.hiddenNonCallable ?? 0}
-              onShowHidden={() => {
-                setIncludeNonCallable(true);
-              }}
-              noTools={tools.length === 0}
-            />
-          ) : (
-            <>
-              <p className="dv-summary" aria-live="polite" data-testid="discovery-summary">
-                {view.toolCount} {view.toolCount === 1 ? "tool" : "tools"}, {view.methodCount}{" "}
-                {view.methodCount === 1 ? "method" : "methods"}
-                {searching && <> matching “{deferredQuery.trim()}”</>}
-                {view.hiddenNonCallable > 0 && (
-                  <span className="dv-muted"> · {view.hiddenNonCallable} not agent-callable hidden</span>
-                )}
-              </p>
-              <Timed id="list">
-                <ToolList
-                  ref={listRef}
-                  rows={view.rows}
-                  selected={selected}
-                  pending={toggles.pending}
-                  onSelect={setSelected}
-                  onToggleCollapse={onToggleCollapse}
-                  onToggleTool={toggles.toggle}
-                />
-              </Timed>
-              <p className="dv-keys dv-muted" aria-hidden="true">
-                ↑↓ move · Enter select · ←→ fold · Space enable/disable tool
-              </p>
-            </>
-          )}
+              <>
+                <p className="dv-summary" aria-live="polite" data-testid="discovery-summary">
+                  {view.toolCount} {view.toolCount === 1 ? "tool" : "tools"}, {view.methodCount}{" "}
+                  {view.methodCount === 1 ? "method" : "methods"}
+                  {searching && <> matching “{deferredQuery.trim()}”</>}
+                  {view.hiddenNonCallable > 0 && (
+                    <span className="dv-muted"> · {view.hiddenNonCallable} not agent-callable hidden</span>
+                  )}
+                </p>
+                <Timed id="list">
+                  <ToolList
+                    ref={listRef}
+                    rows={view.rows}
+                    selected={selected}
+                    pending={toggles.pending}
+                    onSelect={setSelected}
+                    onToggleCollapse={onToggleCollapse}
+                    onToggleTool={toggles.toggle}
+                  />
+                </Timed>
+                <p className="dv-keys dv-muted" aria-hidden="true">
+                  ↑↓ move · Enter select · ←→ fold · Space enable/disable tool
+                </p>
+              </>
+            )}
+          </div>
+          <div className="dv-detail-column">
+            {selection ? (
+              <MethodDetail tool={selection.tool} method={selection.method} />
+            ) : (
+              <p className="dv-placeholder dv-muted">Select a method to see its parameters and annotations.</p>
+            )}
+          </div>
         </div>
-        <div className="dv-detail-column">
-          {selection ? (
-            <MethodDetail tool={selection.tool} method={selection.method} />
-          ) : (
-            <p className="dv-placeholder dv-muted">Select a method to see its parameters and annotations.</p>
-          )}
-        </div>
-      </div>
 
-      <PromptPreview revision={promptRevision} active={active} />
-    </section>
+        <PromptPreview revision={promptRevision} active={active} />
+      </section>
     </Timed>
   );
 }

@@ -2,7 +2,7 @@
  * Live preview of the tool-definition prompt a model would be shown, for a chosen protocol,
  * with its size and a Copy button. It follows the enable toggles (via `revision`).
  */
-import { useEffect, useRef, useState } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 
 import { errorMessage } from "../../lib/ipc";
 import { ErrorNotice } from "./ErrorNotice";
@@ -16,7 +16,8 @@ type CopyState = { status: "idle" } | { status: "copied" } | { status: "failed";
 
 const numberFormat = new Intl.NumberFormat();
 
-export function PromptPreview({ revision, active }: { revision: number; active: boolean }) {
+/** Memoised: each search keystroke re-renders the pane, and the prompt does not follow the search. */
+export const PromptPreview = memo(function PromptPreview({ revision, active }: { revision: number; active: boolean }) {
   const protocols = useProtocols();
   const [chosen, setChosen] = useState<string | null>(null);
   const protocol = chosen ?? protocols.lastProtocol ?? protocols.protocols?.[0]?.id ?? null;
@@ -139,4 +140,4 @@ export function PromptPreview({ revision, active }: { revision: number; active: 
       )}
     </section>
   );
-}
+});

@@ -4,7 +4,7 @@
  * JSON, else as text; a result in MCP's content shape as its blocks (images shown, raw JSON a
  * toggle away). Everything is rendered as text, never as HTML. A copy button.
  */
-import { useMemo } from "react";
+import { memo, useMemo } from "react";
 
 import { CopyButton as SharedCopyButton } from "../../lib/CopyButton";
 import type { ToolExecutionResult } from "../../lib/ipc";
@@ -73,7 +73,8 @@ function announce(outcome: RunOutcome | null, failure: RunFailure | null): strin
     : `${result.tool_name} failed${took}: ${result.error?.kind ?? "error"}`;
 }
 
-export function ResultView({ outcome, failure }: { outcome: RunOutcome | null; failure: RunFailure | null }) {
+/** Memoised: the pane re-renders as a run starts and ends, and the result it shows is unchanged then. */
+export const ResultView = memo(function ResultView({ outcome, failure }: { outcome: RunOutcome | null; failure: RunFailure | null }) {
   return (
     <div className="ex-results">
       <p className="visually-hidden" aria-live="polite" data-testid="executor-announcement">
@@ -90,7 +91,7 @@ export function ResultView({ outcome, failure }: { outcome: RunOutcome | null; f
       {outcome && <ResultPanel outcome={outcome} />}
     </div>
   );
-}
+});
 
 function ResultPanel({ outcome }: { outcome: RunOutcome }) {
   const { result } = outcome;

@@ -54,6 +54,13 @@ export interface RunControl {
   answer: (approve: boolean) => void;
 }
 
+/** Runs `task` once the next frame has been painted (a task queued from the frame's callback). */
+function afterPaint(task: () => void): void {
+  requestAnimationFrame(() => {
+    setTimeout(task, 0);
+  });
+}
+
 export function useRun(onFinished: () => void): RunControl {
   const [running, setRunning] = useState<Running | null>(null);
   const [outcome, setOutcome] = useState<RunOutcome | null>(null);
@@ -120,7 +127,11 @@ export function useRun(onFinished: () => void): RunControl {
       setRunning((r) => (r === current ? null : r));
       setConfirmation(null);
       setProgress(null);
-      finished.current();
+      // The history's refresh (a round trip and a render of its list) waits until the frame
+      // that shows the result has been painted, so it never delays that frame.
+      afterPaint(() => {
+        if (mounted.current) finished.current();
+      });
     });
   }, []);
 

@@ -15,7 +15,7 @@ interface Props {
 }
 
 export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annotations, selection, onSelect }: Props) {
-  const { list, shown, showMore, selectedIndex } = usePagedList(diagnostics.length, selection, "d");
+  const { list, shown, rendered, showMore, selectedIndex } = usePagedList(diagnostics, selection, "d");
   if (diagnostics.length === 0) return null;
   return (
     <section className="parser-section" aria-labelledby="parser-diagnostics-title">
@@ -24,7 +24,7 @@ export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annota
         <span className="muted">{plural(diagnostics.length, "diagnostic")}</span>
       </div>
       <ol ref={list} className="parser-list" aria-labelledby="parser-diagnostics-title">
-        {diagnostics.slice(0, shown).map((diagnostic, index) => (
+        {diagnostics.slice(0, rendered).map((diagnostic, index) => (
           <DiagnosticItem
             key={index}
             index={index}

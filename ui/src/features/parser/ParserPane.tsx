@@ -73,6 +73,15 @@ export function ParserPane({ active }: { active: boolean }) {
     [schedule, parseNow, formatArg, tools, strict],
   );
 
+  // A paste that replaces the whole reply is parsed while the editor takes it in; the parse
+  // `onTextChange` then asks for is the same one, already on its way.
+  const onWholeText = useCallback(
+    (value: string) => {
+      parseNow(value, formatArg, tools, strict);
+    },
+    [parseNow, formatArg, tools, strict],
+  );
+
   const onFormatChange = (next: string) => {
     setFormat(next);
     parseNow(text.toString(), next === AUTO_FORMAT ? null : next, tools, strict);
@@ -153,99 +162,100 @@ export function ParserPane({ active }: { active: boolean }) {
   const report = snapshot?.reply.report;
   return (
     <Timed id="parser">
-    <section className="pane parser-pane" aria-labelledby="parser-title" data-active={active}>
-      <div className="pane-head">
-        <div>
-          <h2 id="parser-title">Parser</h2>
-          <p className="muted">
-            Paste a model reply: its tool calls are parsed as you type, checked against the registry or the request&apos;s
-            own tools, and can be run (Ctrl+Enter).
-          </p>
+      <section className="pane parser-pane" aria-labelledby="parser-title" data-active={active}>
+        <div className="pane-head">
+          <div>
+            <h2 id="parser-title">Parser</h2>
+            <p className="muted">
+              Paste a model reply: its tool calls are parsed as you type, checked against the registry or the request&apos;s
+              own tools, and can be run (Ctrl+Enter).
+            </p>
+          </div>
         </div>
-      </div>
-      {protocolsError ? <ErrorNotice title="Could not list the formats" error={protocolsError} /> : null}
-      <FormatProblems problems={formatProblems} />
-      <div className="parser-top">
-        <ReplyEditor
-          editorRef={editor}
-          length={text.length}
-          onTextChange={onTextChange}
-          format={format}
-          protocols={protocols}
-          onFormatChange={onFormatChange}
-          onParse={() => {
-            parseNow(text.toString(), formatArg, tools, strict);
-          }}
-          onRunAll={runAll}
-          onCancel={cancel}
-          running={running}
-          cancelling={run.cancelling}
-        />
-        <div className="parser-annotated-col">
-          <span className="parser-label">Spans</span>
-          {snapshot && view ? (
-            <Timed id="spans">
-              <AnnotatedView
-                text={snapshot.text}
-                byteLength={view.map.byteLength}
-                annotations={view.annotations}
-                selection={selection}
-                onSelect={selectFromText}
-              />
-            </Timed>
-          ) : (
-            <p className="parser-annotated-empty muted">The parsed reply shows here with its calls and problems marked.</p>
-          )}
+        {protocolsError ? <ErrorNotice title="Could not list the formats" error={protocolsError} /> : null}
+        <FormatProblems problems={formatProblems} />
+        <div className="parser-top">
+          <ReplyEditor
+            editorRef={editor}
+            length={text.length}
+            onTextChange={onTextChange}
+            onWholeText={onWholeText}
+            format={format}
+            protocols={protocols}
+            onFormatChange={onFormatChange}
+            onParse={() => {
+              parseNow(text.toString(), formatArg, tools, strict);
+            }}
+            onRunAll={runAll}
+            onCancel={cancel}
+            running={running}
+            cancelling={run.cancelling}
+          />
+          <div className="parser-annotated-col">
+            <span className="parser-label">Spans</span>
+            {snapshot && view ? (
+              <Timed id="spans">
+                <AnnotatedView
+                  text={snapshot.text}
+                  byteLength={view.map.byteLength}
+                  annotations={view.annotations}
+                  selection={selection}
+                  onSelect={selectFromText}
+                />
+              </Timed>
+            ) : (
+              <p className="parser-annotated-empty muted">The parsed reply shows here with its calls and problems marked.</p>
+            )}
+          </div>
         </div>
-      </div>
-      <RequestToolsPicker
-        value={toolsSource}
-        onValueChange={onToolsSourceChange}
-        pasted={pastedTools}
-        onPastedChange={onPastedToolsChange}
-        strict={strict}
-        onStrictChange={onStrictChange}
-        info={snapshot?.reply.request_tools ?? null}
-      />
-      <ParseSummary
-        reply={snapshot?.reply ?? null}
-        stale={snapshot !== null && !text.equals(snapshot.text)}
-        pending={parser.pending}
-        error={parser.error}
-      />
-      <RunPanel run={run} unmatched={matched.unmatched} />
-      <StreamReplayView text={text} format={formatArg} />
-      {report && view ? (
-        <Timed id="lists">
-          <DiagnosticList
-            diagnostics={report.diagnostics}
-            annotations={view.byId}
-            selection={selection}
-            onSelect={selectFromList}
-          />
-          <RequestList
-            requests={report.requests}
-            checks={snapshot.reply.checks}
-            annotations={view.byId}
-            results={matched.byRequest}
-            running={running && snapshot.text === run.text && snapshot.format === run.format}
-            selection={selection}
-            onSelect={selectFromList}
-            onSend={send}
-          />
-        </Timed>
-      ) : null}
-      {confirmation ? (
-        <ConfirmDialog
-          key={confirmation.confirmationId}
-          request={confirmation.request}
-          waiting={run.confirmations.length - 1}
-          onAnswer={(approve) => {
-            answer(confirmation.confirmationId, approve);
-          }}
+        <RequestToolsPicker
+          value={toolsSource}
+          onValueChange={onToolsSourceChange}
+          pasted={pastedTools}
+          onPastedChange={onPastedToolsChange}
+          strict={strict}
+          onStrictChange={onStrictChange}
+          info={snapshot?.reply.request_tools ?? null}
         />
-      ) : null}
-    </section>
+        <ParseSummary
+          reply={snapshot?.reply ?? null}
+          stale={snapshot !== null && !text.equals(snapshot.text)}
+          pending={parser.pending}
+          error={parser.error}
+        />
+        <RunPanel run={run} unmatched={matched.unmatched} />
+        <StreamReplayView text={text} format={formatArg} />
+        {report && view ? (
+          <Timed id="lists">
+            <DiagnosticList
+              diagnostics={report.diagnostics}
+              annotations={view.byId}
+              selection={selection}
+              onSelect={selectFromList}
+            />
+            <RequestList
+              requests={report.requests}
+              checks={snapshot.reply.checks}
+              annotations={view.byId}
+              results={matched.byRequest}
+              running={running && snapshot.text === run.text && snapshot.format === run.format}
+              selection={selection}
+              onSelect={selectFromList}
+              onSend={send}
+            />
+          </Timed>
+        ) : null}
+        {confirmation ? (
+          <ConfirmDialog
+            key={confirmation.confirmationId}
+            request={confirmation.request}
+            waiting={run.confirmations.length - 1}
+            onAnswer={(approve) => {
+              answer(confirmation.confirmationId, approve);
+            }}
+          />
+        ) : null}
+      </section>
     </Timed>
   );
 }

@@ -16,6 +16,8 @@ interface Props {
   length: number;
   /** `whole` is true when the change pasted or dropped text rather than typed it. */
   onTextChange: (text: ReplyText, whole: boolean) => void;
+  /** A pasted text about to become the whole reply (see ReplyInput's `onWholeText`). */
+  onWholeText: (text: string) => void;
   format: string;
   protocols: readonly ProtocolInfo[];
   onFormatChange: (format: string) => void;
@@ -30,6 +32,7 @@ export function ReplyEditor({
   editorRef,
   length,
   onTextChange,
+  onWholeText,
   format,
   protocols,
   onFormatChange,
@@ -52,7 +55,7 @@ export function ReplyEditor({
       >
         Model reply
       </label>
-      <ReplyInput ref={editorRef} labelledBy={labelId} onChange={onTextChange} />
+      <ReplyInput ref={editorRef} labelledBy={labelId} onChange={onTextChange} onWholeText={onWholeText} />
       <div className="parser-toolbar">
         <label className="parser-format">
           <span>Format</span>

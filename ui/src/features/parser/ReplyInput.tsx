@@ -25,6 +25,12 @@ interface Props {
   labelledBy: string;
   /** `whole` is true when the change pasted or dropped text rather than typed it. */
   onChange: (text: ReplyText, whole: boolean) => void;
+  /**
+   * A pasted or dropped text that is about to become the whole document, before the editor
+   * takes it in (splitting a 5 MB reply into lines and laying it out takes tens of
+   * milliseconds): a parse can start meanwhile. `onChange` follows as usual.
+   */
+  onWholeText?: (text: string) => void;
 }
 
 const brought = (tr: Transaction) => tr.isUserEvent("input.paste") || tr.isUserEvent("input.drop");
@@ -58,18 +64,26 @@ function replacedEverything(update: ViewUpdate): boolean {
   return all;
 }
 
-export function ReplyInput({ ref, labelledBy, onChange }: Props) {
+/** Whether inserting text at the selection of `state` replaces the whole document. */
+function replacesAll(state: EditorState): boolean {
+  const { ranges, main } = state.selection;
+  return ranges.length === 1 && main.from === 0 && main.to === state.doc.length;
+}
+
+export function ReplyInput({ ref, labelledBy, onChange, onWholeText }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const text = useRef(ReplyText.empty);
   const report = useRef(onChange);
+  const reportWhole = useRef(onWholeText);
   const initialLabel = useRef(labelledBy);
   // Where select() asked to scroll: that one scroll moves only the editor.
   const scrollTo = useRef<number | null>(null);
 
   useEffect(() => {
     report.current = onChange;
-  }, [onChange]);
+    reportWhole.current = onWholeText;
+  }, [onChange, onWholeText]);
 
   useEffect(() => {
     const parent = host.current;
@@ -96,8 +110,12 @@ export function ReplyInput({ ref, labelledBy, onChange }: Props) {
             autocorrect: "off",
             autocapitalize: "off",
           }),
-          EditorView.clipboardInputFilter.of((input) => {
+          EditorView.clipboardInputFilter.of((input, state) => {
             lastInput = input;
+            // Text with "\r" becomes other text in the document (line breaks are normalised).
+            // A drop lands where it is dropped: then the document is not this text, and the
+            // parse started here is superseded by the one `onChange` asks for.
+            if (input !== "" && !input.includes("\r") && replacesAll(state)) reportWhole.current?.(input);
             return input;
           }),
           EditorView.scrollHandler.of((target, range) => {

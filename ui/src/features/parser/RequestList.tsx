@@ -27,7 +27,7 @@ interface Props {
 }
 
 export const RequestList = memo(function RequestList({ requests, checks, annotations, results, running, selection, onSelect, onSend }: Props) {
-  const { list, shown, showMore, selectedIndex } = usePagedList(requests.length, selection, "r");
+  const { list, shown, rendered, showMore, selectedIndex } = usePagedList(requests, selection, "r");
   if (requests.length === 0) return null;
   return (
     <section className="parser-section" aria-labelledby="parser-requests-title">
@@ -36,7 +36,7 @@ export const RequestList = memo(function RequestList({ requests, checks, annotat
         <span className="muted">{plural(requests.length, "request")}</span>
       </div>
       <ol ref={list} className="parser-list" aria-labelledby="parser-requests-title">
-        {requests.slice(0, shown).map((request, index) => (
+        {requests.slice(0, rendered).map((request, index) => (
           <RequestItem
             key={index}
             index={index}

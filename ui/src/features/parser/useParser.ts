@@ -2,10 +2,13 @@
  * Parsing as the user types: `schedule` debounces `ipc.parseReply`, `parseNow` runs it at once,
  * and only the answer to the latest request is kept (a slow answer for older text is dropped).
  * The parsed text travels with its answer, since the spans index that text, not the editor's.
+ * Asking `parseNow` again for exactly what is already on its way waits for that answer instead
+ * of sending the reply again (a paste starts its parse before the editor has taken it in).
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { errorMessage, ipc, IpcError, type ParsedReply, type RequestToolsChoice } from "../../lib/ipc";
+import { sameTools } from "./RequestToolsPicker";
 
 export const PARSE_DEBOUNCE_MS = 250;
 
@@ -41,6 +44,8 @@ export function useParser() {
   const [state, setState] = useState<ParserState>({ snapshot: null, error: null, pending: false });
   const latest = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  // What the latest request asked, while its answer is on its way.
+  const inFlight = useRef<{ request: number; text: string; format: string | null; tools: RequestToolsChoice | null; strict: boolean } | null>(null);
 
   const stopTimer = useCallback(() => {
     if (timer.current !== null) clearTimeout(timer.current);
@@ -50,20 +55,34 @@ export function useParser() {
   const parseNow = useCallback(
     (text: string, format: string | null, tools: RequestToolsChoice | null = null, strict = false) => {
       stopTimer();
+      const flying = inFlight.current;
+      if (
+        flying?.request === latest.current &&
+        flying.format === format &&
+        flying.strict === strict &&
+        sameTools(flying.tools, tools) &&
+        flying.text === text
+      ) {
+        return;
+      }
       latest.current += 1;
       const request = latest.current;
       if (text === "") {
+        inFlight.current = null;
         setState({ snapshot: null, error: null, pending: false });
         return;
       }
+      inFlight.current = { request, text, format, tools, strict };
       setState((previous) => ({ ...previous, pending: true }));
       ipc.parseReply(text, format, tools, strict).then(
         (reply) => {
           if (request !== latest.current) return;
+          inFlight.current = null;
           setState({ snapshot: { text, format, tools, strict, reply }, error: null, pending: false });
         },
         (reason: unknown) => {
           if (request !== latest.current) return;
+          inFlight.current = null;
           setState((previous) => ({ ...previous, error: asShownError(reason), pending: false }));
         },
       );
