@@ -32,9 +32,20 @@ export function Handshake({ handshake }: { handshake: HandshakeModel | null }) {
       {handshake.instructions !== null && (
         <>
           <dt>Instructions</dt>
-          <dd className="lv-pre-wrap">{handshake.instructions}</dd>
+          <dd>
+            {/* A server's instructions can run to pages: folded to their first line. */}
+            <details className="lv-instructions">
+              <summary>{firstLine(handshake.instructions)}</summary>
+              <div className="lv-pre-wrap">{handshake.instructions}</div>
+            </details>
+          </dd>
         </>
       )}
     </dl>
   );
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.replace(/^#+\s*/, "") || "(empty)";
 }
