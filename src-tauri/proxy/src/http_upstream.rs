@@ -18,14 +18,15 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{json, Value};
-use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::error::ProxyError;
 use crate::llm::sse::SseReader;
+use crate::message::on_one_line;
 use crate::record::EndReason;
-use crate::stdio::StdioOutcome;
+use crate::stdio::{write_line, AgentOut, StdioOutcome};
 use crate::tap::{Ending, Tap, Verdict};
 
 /// JSON-RPC error code for requests the HTTP server refused or could not be sent.
@@ -40,8 +41,6 @@ pub struct HttpOptions {
     /// How long requests still in flight may take once the agent closed the session.
     pub exit_grace: Duration,
 }
-
-type AgentOut<W> = Arc<tokio::sync::Mutex<W>>;
 
 /// What the transport keeps between requests.
 #[derive(Debug, Default)]
@@ -215,12 +214,6 @@ where
     })
 }
 
-async fn write_line<W: AsyncWrite + Unpin>(out: &AgentOut<W>, line: &[u8]) -> std::io::Result<()> {
-    let mut out = out.lock().await;
-    out.write_all(line).await?;
-    out.flush().await
-}
-
 /// Sends one agent message and passes on what comes back.
 async fn post<W: AsyncWrite + Unpin>(
     upstream: Arc<Upstream>,
@@ -343,12 +336,8 @@ async fn deliver<W: AsyncWrite + Unpin>(
     let trimmed = message.trim_ascii();
     let parsed = serde_json::from_slice::<Value>(trimmed).ok();
     let mut line = match &parsed {
-        // One line per message on stdio: line breaks inside the JSON are whitespace, so the
-        // message is re-encoded without them only when it has some.
-        Some(value) if trimmed.contains(&b'\n') || trimmed.contains(&b'\r') => {
-            value.to_string().into_bytes()
-        }
-        _ => trimmed.to_vec(),
+        Some(value) => on_one_line(trimmed, value),
+        None => trimmed.to_vec(),
     };
     if let Some(value) = &parsed {
         upstream.observe_server(value);

@@ -39,6 +39,7 @@ use tokio::sync::mpsc;
 
 use crate::door::{check_loopback, new_token, Door};
 use crate::error::ProxyError;
+use crate::message::on_one_line;
 
 /// The path agents are given.
 pub const PATH: &str = "/mcp";
@@ -315,12 +316,7 @@ async fn post(shared: Arc<Shared>, body: Incoming, first: bool) -> Response<Body
     }
     // Only the routes hold the senders now: the stream ends once every answer went out.
     drop(answers);
-    // One message per line: line breaks inside the JSON are whitespace.
-    let mut line = if body.contains(&b'\n') || body.contains(&b'\r') {
-        message.to_string().into_bytes()
-    } else {
-        body.to_vec()
-    };
+    let mut line = on_one_line(&body, &message);
     line.push(b'\n');
     let agent = shared
         .agent

@@ -75,6 +75,17 @@ pub fn parse(line: &[u8]) -> Parsed<'_> {
     Parsed::Json { raw, messages }
 }
 
+/// `raw` as one line for stdio, where a message takes exactly one: line breaks inside JSON are
+/// whitespace, so a message that has some is re-encoded from `parsed` without them, and any
+/// other goes through as it came.
+pub fn on_one_line(raw: &[u8], parsed: &serde_json::Value) -> Vec<u8> {
+    if raw.contains(&b'\n') || raw.contains(&b'\r') {
+        parsed.to_string().into_bytes()
+    } else {
+        raw.to_vec()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

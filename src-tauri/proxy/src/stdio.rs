@@ -50,7 +50,8 @@ pub struct StdioOutcome {
     pub pending_answered: usize,
 }
 
-type AgentOut<W> = Arc<tokio::sync::Mutex<W>>;
+/// The agent's side, shared by the tasks that write to it (also the HTTP upstream's).
+pub(crate) type AgentOut<W> = Arc<tokio::sync::Mutex<W>>;
 
 /// The agent's lines from this process's stdin, read on a thread of their own (a blocked read
 /// never holds up the runtime's shutdown).
@@ -140,7 +141,11 @@ enum ServerEnd {
     AgentGone,
 }
 
-async fn write_line<W: AsyncWrite + Unpin>(out: &AgentOut<W>, line: &[u8]) -> std::io::Result<()> {
+/// Writes one line to the agent and flushes it.
+pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
+    out: &AgentOut<W>,
+    line: &[u8],
+) -> std::io::Result<()> {
     let mut out = out.lock().await;
     out.write_all(line).await?;
     out.flush().await

@@ -56,14 +56,7 @@ impl ResponseStream {
                 events.push(ReplyEvent::Finished {
                     reason: reason.to_owned(),
                 });
-                if let Some(input) = response["usage"]["input_tokens"].as_u64() {
-                    events.push(ReplyEvent::Usage {
-                        usage: Usage {
-                            input_tokens: input,
-                            output_tokens: response["usage"]["output_tokens"].as_u64().unwrap_or(0),
-                        },
-                    });
-                }
+                events.extend(usage(response));
                 return Ok(false);
             }
             "response.incomplete" => {
@@ -172,15 +165,19 @@ pub fn read_response(data: &str, events: &mut Vec<ReplyEvent>) -> Result<(), Str
     events.push(ReplyEvent::Finished {
         reason: reason.to_owned(),
     });
-    if let Some(input) = response["usage"]["input_tokens"].as_u64() {
-        events.push(ReplyEvent::Usage {
-            usage: Usage {
-                input_tokens: input,
-                output_tokens: response["usage"]["output_tokens"].as_u64().unwrap_or(0),
-            },
-        });
-    }
+    events.extend(usage(&response));
     Ok(())
+}
+
+/// The usage a response object reports (streamed in `response.completed`, or whole).
+fn usage(response: &Value) -> Option<ReplyEvent> {
+    let input = response["usage"]["input_tokens"].as_u64()?;
+    Some(ReplyEvent::Usage {
+        usage: Usage {
+            input_tokens: input,
+            output_tokens: response["usage"]["output_tokens"].as_u64().unwrap_or(0),
+        },
+    })
 }
 
 #[cfg(test)]
