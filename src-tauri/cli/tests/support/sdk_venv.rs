@@ -13,16 +13,9 @@ use serde_json::Value;
 /// the SDKs take a few seconds to import on a busy 2-core machine).
 const TIMEOUT: Duration = Duration::from_secs(240);
 
-/// Where `scripts/setup.sh --test` puts the venv: `$TOOLSCOPE_CACHE/sdk-venv`, else
-/// `~/.cache/toolscope/sdk-venv` (the script computes the same path).
+/// Where `scripts/setup.sh --test` puts the venv, beside the model server's.
 pub fn venv_dir() -> PathBuf {
-    let cache = std::env::var_os("TOOLSCOPE_CACHE")
-        .filter(|c| !c.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/toolscope")
-        });
-    cache.join("sdk-venv")
+    crate::llama_server::cache_dir().join("sdk-venv")
 }
 
 /// Where a scenario's SDK clients point.
