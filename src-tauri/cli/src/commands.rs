@@ -166,7 +166,7 @@ pub async fn dispatch(mut global: GlobalArgs, command: Command) -> u8 {
         Command::BenchParse(args) => crate::bench_parse::bench_parse(&global, args),
         Command::Stats(args) => crate::stats::stats(&global, &args),
         Command::SignOut(args) => crate::sign_out::sign_out(&global, &args),
-        Command::Proxy(args) => Ok(crate::proxy::proxy(args).await),
+        Command::Proxy(args) => Ok(crate::proxy::proxy(&global, args).await),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("error: {}", error.message);

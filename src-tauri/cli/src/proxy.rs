@@ -58,9 +58,12 @@ enum ProxyKind {
         toolscope proxy fault --name files --tool read --error timeout\n  \
         toolscope proxy fault --name files --tool read --error tool_error --message \"disk full\"\n  \
         toolscope proxy fault --name files --tool read --mock '{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}'\n  \
+        toolscope proxy fault --name files --tool lookup --mock-from Shop\n  \
         toolscope proxy fault --name files --tool read --clear\n\n\
         Error kinds: timeout (JSON-RPC -32001), server_error (-32603), invalid_params (-32602), \
-        tool_error (a result with isError: true). The plan is <data dir>/proxy/<name>/faults.json."
+        tool_error (a result with isError: true). --mock-from copies the mock an imported set gives \
+        the definition of the same name (or --definition) into the plan; it answers after the \
+        mock's latency. The plan is <data dir>/proxy/<name>/faults.json."
     )]
     Fault(crate::proxy_fault::FaultArgs),
     /// Send a recorded session's agent messages to the server again (a new recorded session)
@@ -116,11 +119,11 @@ pub struct McpProxyArgs {
     command: Vec<String>,
 }
 
-pub async fn proxy(args: ProxyArgs) -> u8 {
+pub async fn proxy(global: &crate::GlobalArgs, args: ProxyArgs) -> u8 {
     match args.kind {
         ProxyKind::Mcp(args) => mcp(args).await,
         ProxyKind::Llm(args) => crate::proxy_llm::llm(args).await,
-        ProxyKind::Fault(args) => crate::proxy_fault::fault(&args),
+        ProxyKind::Fault(args) => crate::proxy_fault::fault(global, &args),
         ProxyKind::Replay(args) => crate::proxy_replay::run(args).await,
     }
 }

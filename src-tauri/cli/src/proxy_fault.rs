@@ -3,12 +3,13 @@
 
 use clap::Args;
 use serde_json::Value;
-use toolscope_proxy::faults::{ErrorKind, Fault, FaultPlan, InjectedError};
+use toolscope_proxy::faults::{ErrorKind, Fault, FaultPlan, ImportedMock, InjectedError};
 use toolscope_proxy::recorder::{check_name, sessions_root};
 
 use crate::exit;
 use crate::output::outln;
-use crate::setup::data_dir;
+use crate::setup::{self, data_dir};
+use crate::GlobalArgs;
 
 #[derive(Debug, Args)]
 pub struct FaultArgs {
@@ -30,6 +31,13 @@ pub struct FaultArgs {
     /// Answer its calls with this result (a CallToolResult as JSON).
     #[arg(long, value_name = "JSON", group = "what")]
     mock: Option<String>,
+    /// Answer its calls as the imported set SET's mock of the definition of the same name
+    /// answers (its value, template or error, after its latency), copied into the plan now.
+    #[arg(long, value_name = "SET", group = "what")]
+    mock_from: Option<String>,
+    /// With --mock-from: the definition whose mock to use, when its name is not the tool's.
+    #[arg(long, requires = "mock_from")]
+    definition: Option<String>,
     /// Remove the tool's fault.
     #[arg(long, group = "what")]
     clear: bool,
@@ -41,7 +49,7 @@ pub struct FaultArgs {
     list: bool,
 }
 
-pub fn fault(args: &FaultArgs) -> u8 {
+pub fn fault(global: &GlobalArgs, args: &FaultArgs) -> u8 {
     if let Err(message) = check_name(&args.name) {
         eprintln!("error: {message}");
         return exit::USAGE;
@@ -55,7 +63,7 @@ pub fn fault(args: &FaultArgs) -> u8 {
         }
     };
     if !args.list {
-        match change(args) {
+        match change(global, args) {
             Ok(Change::ClearAll) => plan.tools.clear(),
             Ok(Change::Clear(tool)) => {
                 plan.tools.remove(&tool);
@@ -92,6 +100,15 @@ pub fn fault(args: &FaultArgs) -> u8 {
                     .unwrap_or_default()
             ),
             Fault::Mock(result) => format!("answered with the mock {result}"),
+            Fault::Imported(imported) => format!(
+                "answered as {}'s mock of {} answers{}",
+                imported.set,
+                imported.definition,
+                match imported.mock.latency_ms {
+                    0 => String::new(),
+                    ms => format!(", after {ms} ms"),
+                }
+            ),
         };
         outln!("{tool}: {what}");
     }
@@ -104,7 +121,7 @@ enum Change {
     Set(String, Fault),
 }
 
-fn change(args: &FaultArgs) -> Result<Change, String> {
+fn change(global: &GlobalArgs, args: &FaultArgs) -> Result<Change, String> {
     if args.clear_all {
         return Ok(Change::ClearAll);
     }
@@ -132,8 +149,53 @@ fn change(args: &FaultArgs) -> Result<Change, String> {
             return Err("--mock must be a JSON object (a CallToolResult)".to_owned());
         }
         Fault::Mock(result)
+    } else if let Some(set) = &args.mock_from {
+        Fault::Imported(imported_mock(
+            global,
+            set,
+            args.definition.as_deref().unwrap_or(&tool),
+        )?)
     } else {
-        return Err("say what to do: --delay-ms, --error, --mock or --clear".to_owned());
+        return Err(
+            "say what to do: --delay-ms, --error, --mock, --mock-from or --clear".to_owned(),
+        );
     };
     Ok(Change::Set(tool, fault))
+}
+
+/// The mock imported set `set` gives `definition`, as it is now.
+fn imported_mock(global: &GlobalArgs, set: &str, definition: &str) -> Result<ImportedMock, String> {
+    let sets = setup::imported_sets(global).map_err(|e| e.message)?;
+    let Some(found) = sets.get(set) else {
+        let names: Vec<String> = sets.list().into_iter().map(|s| s.name).collect();
+        return Err(if names.is_empty() {
+            format!("no imported set '{set}' (there are none; see `toolscope import`)")
+        } else {
+            format!("no imported set '{set}'; the sets: {}", names.join(", "))
+        });
+    };
+    let Some(mock) = found.mocks.get(definition) else {
+        let defined = found.definitions.iter().any(|d| d.name == definition);
+        return Err(if defined {
+            format!(
+                "'{definition}' of '{set}' has no mock; give it one with `toolscope imported mock \
+                 {set} {definition} ...`"
+            )
+        } else {
+            format!(
+                "'{set}' defines no '{definition}' (name it with --definition); it defines: {}",
+                found
+                    .definitions
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+    };
+    Ok(ImportedMock {
+        set: found.name.clone(),
+        definition: definition.to_owned(),
+        mock: mock.clone(),
+    })
 }

@@ -128,3 +128,112 @@ fn faults_set_while_the_proxy_runs_meet_the_next_calls_and_are_recorded() {
     assert_eq!(outcome_of(2), "error");
     assert_eq!(outcome_of(3), "result");
 }
+
+fn toolscope(home: &std::path::Path, args: &[&str], stdin: Option<&str>) -> String {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolscope"))
+        .env("TOOLSCOPE_HOME", home)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.unwrap_or_default().as_bytes())
+        .expect("stdin written");
+    drop(input);
+    let output = child.wait_with_output().expect("ends");
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The issue's "mock result (the imported tools' mocks)": an imported set's template mock, with
+/// its latency, answers a proxied server's calls of the tool of the same name.
+#[test]
+fn an_imported_tools_mock_answers_the_proxied_calls_after_its_latency() {
+    let Some(script) = everything_script() else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let definitions = json!([{"type": "function", "function": {
+        "name": "echo", "description": "Echoes a message",
+        "parameters": {"type": "object", "properties": {"message": {"type": "string"}},
+                       "required": ["message"]}}}]);
+    toolscope(
+        home.path(),
+        &["import", "-", "--name", "Shop"],
+        Some(&definitions.to_string()),
+    );
+    // A set without the mock is refused with what to do.
+    let refused = Command::new(env!("CARGO_BIN_EXE_toolscope"))
+        .env("TOOLSCOPE_HOME", home.path())
+        .args(["proxy", "fault", "--name", "everything", "--tool", "echo"])
+        .args(["--mock-from", "Shop"])
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("has no mock"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    toolscope(
+        home.path(),
+        &[
+            "imported",
+            "mock",
+            "Shop",
+            "echo",
+            "--template",
+            r#"{"said": "{{message}}"}"#,
+            "--latency-ms",
+            "300",
+        ],
+        None,
+    );
+    let listed = fault(home.path(), &["--tool", "echo", "--mock-from", "Shop"]);
+    assert_eq!(
+        listed.trim(),
+        "echo: answered as Shop's mock of echo answers, after 300 ms"
+    );
+
+    let server = vec![node(), script, "stdio".to_owned()];
+    let mut peer = Peer::start(proxy_command(home.path(), "everything", &[], &server));
+    peer.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "toolscope-test", "version": "1"}}),
+    );
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let sent = Instant::now();
+    let mocked = peer.request(
+        1,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"message": "hi"}}),
+    );
+    assert!(
+        sent.elapsed() >= Duration::from_millis(300),
+        "after its latency"
+    );
+    assert_eq!(mocked["result"]["structuredContent"], json!({"said": "hi"}));
+    let (code, _) = peer.finish();
+    assert_eq!(code, Some(0));
+
+    let records = record(home.path(), "everything");
+    let fault = of_type(&records, "fault");
+    assert_eq!(fault.len(), 1);
+    assert_eq!(fault[0]["imported"], "Shop/echo");
+    let call = of_type(&records, "call");
+    let latency = call[0]["latency_ms"].as_f64().expect("latency");
+    assert!(
+        latency >= 300.0,
+        "the recorded latency is the mock's: {latency}"
+    );
+}

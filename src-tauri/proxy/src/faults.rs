@@ -9,9 +9,15 @@
 //!   "search":  {"delay_ms": 1500},
 //!   "get-sum": {"error": {"kind": "timeout"}},
 //!   "fetch":   {"error": {"kind": "tool_error", "message": "upstream API down"}},
-//!   "weather": {"mock": {"content": [{"type": "text", "text": "sunny, 21 °C"}]}}
+//!   "weather": {"mock": {"content": [{"type": "text", "text": "sunny, 21 °C"}]}},
+//!   "lookup":  {"imported": {"set": "Shop", "definition": "lookup",
+//!               "mock": {"reply": {"type": "template", "template": {"sku": "{{sku}}"}}, "latency_ms": 40}}}
 //! }}
 //! ```
+//!
+//! An `imported` fault is the mock a person gave a tool of an imported set (see
+//! `toolscope_imported::Mock`), copied into the plan when it is set: it answers after the mock's
+//! latency with its value (a template filled from the call's arguments), as a tool result.
 //!
 //! A delayed call is forwarded after its delay (other messages go on meanwhile). An error or a
 //! mock is answered by the proxy and never reaches the server. Every fault applied is recorded.
@@ -23,6 +29,8 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use toolscope_engine::files::write_atomically;
+use toolscope_engine::ToolFailure;
+use toolscope_imported::Mock;
 
 /// The file name of a server's plan.
 pub const FILE: &str = "faults.json";
@@ -44,6 +52,17 @@ pub enum Fault {
     DelayMs(u64),
     Error(InjectedError),
     Mock(Value),
+    Imported(ImportedMock),
+}
+
+/// An imported tool's mock, as it was when the fault was set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportedMock {
+    /// The imported set and the definition the mock belongs to (what the person is told).
+    pub set: String,
+    pub definition: String,
+    pub mock: Mock,
 }
 
 /// An error the proxy answers a call with.
@@ -100,8 +119,22 @@ impl FaultPlan {
     }
 }
 
-/// The answer a fault gives a call with `id`, as a JSON-RPC line (without its newline).
-pub fn answer(id: &(impl Serialize + ?Sized), tool: &str, fault: &Fault) -> Option<String> {
+/// When a fault's answer is sent: a mock of an imported tool takes the mock's latency.
+pub fn answer_delay(fault: &Fault) -> Duration {
+    match fault {
+        Fault::Imported(imported) => imported.mock.latency(),
+        _ => Duration::ZERO,
+    }
+}
+
+/// The answer a fault gives a call with `id` and `arguments`, as a JSON-RPC line (without its
+/// newline); none for a delay, which forwards the call.
+pub fn answer(
+    id: &(impl Serialize + ?Sized),
+    tool: &str,
+    arguments: &Value,
+    fault: &Fault,
+) -> Option<String> {
     let said = |error: &InjectedError, default: &str| {
         error
             .message
@@ -111,6 +144,19 @@ pub fn answer(id: &(impl Serialize + ?Sized), tool: &str, fault: &Fault) -> Opti
     let body = match fault {
         Fault::DelayMs(_) => return None,
         Fault::Mock(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Fault::Imported(imported) => {
+            let args = arguments.as_object().cloned().unwrap_or_default();
+            match imported.mock.reply(args) {
+                Ok(value) => json!({"jsonrpc": "2.0", "id": id, "result": tool_result(&value)}),
+                Err(ToolFailure::Transport(message)) => {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": message}})
+                }
+                Err(failure) => json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "content": [{"type": "text", "text": failure.to_string()}],
+                    "isError": true,
+                }}),
+            }
+        }
         Fault::Error(error) => match error.kind {
             ErrorKind::ToolError => json!({"jsonrpc": "2.0", "id": id, "result": {
                 "content": [{"type": "text", "text": said(error, "the tool failed")}],
@@ -127,6 +173,20 @@ pub fn answer(id: &(impl Serialize + ?Sized), tool: &str, fault: &Fault) -> Opti
         },
     };
     Some(body.to_string())
+}
+
+/// A tool's value as an MCP `CallToolResult`: text as it is, anything else as its JSON text, an
+/// object also as `structuredContent` (what MCP servers written with the SDKs return).
+fn tool_result(value: &Value) -> Value {
+    let text = match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let mut result = json!({"content": [{"type": "text", "text": text}]});
+    if value.is_object() {
+        result["structuredContent"] = value.clone();
+    }
+    result
 }
 
 /// The running proxy's view of the plan file, read again when it changes.
@@ -206,21 +266,23 @@ mod tests {
         plan.save(&path).expect("saved");
         assert_eq!(FaultPlan::load(&path).expect("loaded"), plan);
 
-        let timeout: Value =
-            serde_json::from_str(&answer(&json!(7), "down", &plan.tools["down"]).expect("answer"))
-                .expect("json");
+        let timeout: Value = serde_json::from_str(
+            &answer(&json!(7), "down", &Value::Null, &plan.tools["down"]).expect("answer"),
+        )
+        .expect("json");
         assert_eq!(timeout["error"]["code"], -32001);
         assert_eq!(timeout["id"], 7);
         let tool_error = Fault::Error(InjectedError {
             kind: ErrorKind::ToolError,
             message: Some("API down".into()),
         });
-        let failed: Value =
-            serde_json::from_str(&answer(&json!("a"), "t", &tool_error).expect("answer"))
-                .expect("json");
+        let failed: Value = serde_json::from_str(
+            &answer(&json!("a"), "t", &Value::Null, &tool_error).expect("answer"),
+        )
+        .expect("json");
         assert_eq!(failed["result"]["isError"], true);
         assert_eq!(failed["result"]["content"][0]["text"], "API down");
-        assert!(answer(&json!(1), "slow", &plan.tools["slow"]).is_none());
+        assert!(answer(&json!(1), "slow", &Value::Null, &plan.tools["slow"]).is_none());
 
         let mut watch = FaultWatch::new(Some(dir.path()));
         assert_eq!(watch.for_tool("slow"), Some(Fault::DelayMs(250)));
@@ -234,5 +296,92 @@ mod tests {
             FaultPlan::load(&path).is_err(),
             "unknown fields are refused"
         );
+    }
+
+    #[test]
+    fn an_imported_mock_answers_as_a_tool_result_after_its_latency() {
+        use toolscope_imported::{MockErrorKind, MockReply};
+        let imported = |reply: MockReply, latency_ms: u32| {
+            Fault::Imported(ImportedMock {
+                set: "Shop".into(),
+                definition: "lookup".into(),
+                mock: Mock { reply, latency_ms },
+            })
+        };
+        let template = imported(
+            MockReply::Template {
+                template: json!({"sku": "{{sku}}", "note": "for {{sku}}"}),
+            },
+            40,
+        );
+        assert_eq!(answer_delay(&template), Duration::from_millis(40));
+        let line = answer(&json!(3), "lookup", &json!({"sku": "A-1"}), &template).expect("answer");
+        let answered: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(
+            answered["result"]["structuredContent"],
+            json!({"sku": "A-1", "note": "for A-1"})
+        );
+        let text = answered["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text");
+        assert_eq!(
+            serde_json::from_str::<Value>(text).expect("json text"),
+            json!({"sku": "A-1", "note": "for A-1"})
+        );
+
+        let plain = imported(
+            MockReply::Fixed {
+                value: json!("sunny"),
+            },
+            0,
+        );
+        assert_eq!(answer_delay(&plain), Duration::ZERO);
+        let answered: Value =
+            serde_json::from_str(&answer(&json!(4), "w", &Value::Null, &plain).expect("answer"))
+                .expect("json");
+        assert_eq!(
+            answered["result"],
+            json!({"content": [{"type": "text", "text": "sunny"}]})
+        );
+
+        let failing = |kind| {
+            imported(
+                MockReply::Error {
+                    kind,
+                    message: "quota".into(),
+                },
+                0,
+            )
+        };
+        let tool_error: Value = serde_json::from_str(
+            &answer(
+                &json!(5),
+                "t",
+                &Value::Null,
+                &failing(MockErrorKind::ToolError),
+            )
+            .expect("answer"),
+        )
+        .expect("json");
+        assert_eq!(tool_error["result"]["isError"], true);
+        assert_eq!(tool_error["result"]["content"][0]["text"], "quota");
+        let transport: Value = serde_json::from_str(
+            &answer(
+                &json!(6),
+                "t",
+                &Value::Null,
+                &failing(MockErrorKind::Transport),
+            )
+            .expect("answer"),
+        )
+        .expect("json");
+        assert_eq!(transport["error"]["code"], -32603);
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut plan = FaultPlan::default();
+        plan.tools.insert("lookup".into(), template);
+        let path = FaultPlan::path(dir.path());
+        plan.save(&path).expect("saved");
+        assert_eq!(FaultPlan::load(&path).expect("loaded"), plan);
     }
 }

@@ -132,6 +132,15 @@ where
                     break None;
                 }
             }
+            Verdict::AnswerAfter(delay, answer) => {
+                let (tap, out) = (tap.clone(), out.clone());
+                in_flight.spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    tap.proxy_answer(&answer);
+                    // An agent gone by then is noticed by the reading side.
+                    let _ = write_line(&out, &answer).await;
+                });
+            }
             Verdict::Delay(delay) => {
                 let message = serde_json::from_slice(&line).ok();
                 let post = post(upstream.clone(), tap.clone(), out.clone(), line, message);

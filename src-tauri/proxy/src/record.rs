@@ -165,12 +165,15 @@ pub enum Event<'a> {
         call_seq: u64,
         id: Value,
         tool: String,
-        /// `delay`, `error` or `mock`.
+        /// `delay`, `error` or `mock` (a mock of an imported tool too).
         fault: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
         delay_ms: Option<u64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         error_kind: Option<crate::faults::ErrorKind>,
+        /// For a mock of an imported tool: whose (`set/definition`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        imported: Option<String>,
     },
     /// `notifications/progress`, either way.
     Progress {

@@ -151,7 +151,7 @@ pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
     out.flush().await
 }
 
-async fn agent_to_server<W: AsyncWrite + Unpin>(
+async fn agent_to_server<W: AsyncWrite + Unpin + Send + 'static>(
     tap: Arc<Tap>,
     mut lines: mpsc::Receiver<Vec<u8>>,
     server_in: ChildStdin,
@@ -178,6 +178,15 @@ async fn agent_to_server<W: AsyncWrite + Unpin>(
                 if write_line(&out, &answer).await.is_err() {
                     return AgentEnd::AgentGone;
                 }
+            }
+            Verdict::AnswerAfter(delay, answer) => {
+                let (tap, out) = (tap.clone(), out.clone());
+                tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    tap.proxy_answer(&answer);
+                    // An agent gone by then is noticed by the reading side.
+                    let _ = write_line(&out, &answer).await;
+                });
             }
         }
     }

@@ -28,6 +28,9 @@ pub enum Verdict {
     Answer(Vec<u8>),
     /// Forward it after this delay (a fault of the plan); other messages go on meanwhile.
     Delay(std::time::Duration),
+    /// Do not forward it; after this delay, record this line with [`Tap::proxy_answer`] and
+    /// send it to the agent (a mock with a latency); other messages go on meanwhile.
+    AnswerAfter(std::time::Duration, Vec<u8>),
 }
 
 /// How a session ended, for [`Tap::end`].
@@ -142,7 +145,11 @@ impl Tap {
         let (kind, delay_ms, error_kind) = match &fault {
             Fault::DelayMs(ms) => ("delay", Some(*ms), None),
             Fault::Error(error) => ("error", None, Some(error.kind)),
-            Fault::Mock(_) => ("mock", None, None),
+            Fault::Mock(_) | Fault::Imported(_) => ("mock", None, None),
+        };
+        let imported = match &fault {
+            Fault::Imported(mock) => Some(format!("{}/{}", mock.set, mock.definition)),
+            _ => None,
         };
         self.write(
             state,
@@ -153,16 +160,23 @@ impl Tap {
                 fault: kind,
                 delay_ms,
                 error_kind,
+                imported,
             },
         );
         if let Some(ms) = delay_ms {
             return Verdict::Delay(std::time::Duration::from_millis(ms));
         }
-        let Some(answer) = faults::answer(id, tool, &fault) else {
+        let arguments = &message["params"]["arguments"];
+        let Some(answer) = faults::answer(id, tool, arguments, &fault) else {
             return Verdict::Forward;
         };
         let mut answer = answer.into_bytes();
         answer.push(b'\n');
+        let delay = faults::answer_delay(&fault);
+        if !delay.is_zero() {
+            // Recorded when it is sent, so the call's latency is the mock's.
+            return Verdict::AnswerAfter(delay, answer);
+        }
         self.take(
             state,
             Direction::ServerToAgent,
@@ -170,6 +184,18 @@ impl Tap {
             &answer,
         );
         Verdict::Answer(answer)
+    }
+
+    /// Records an answer the proxy makes up, at the moment it is sent (a
+    /// [`Verdict::AnswerAfter`]'s, when its time has come).
+    pub fn proxy_answer(&self, answer: &[u8]) {
+        let mut state = self.lock();
+        self.take(
+            &mut state,
+            Direction::ServerToAgent,
+            Some(Origin::Proxy),
+            answer,
+        );
     }
 
     /// A line from the server, before it is forwarded.

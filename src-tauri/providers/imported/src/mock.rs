@@ -81,8 +81,19 @@ impl Mock {
     /// Answers a call: waits the latency (cancelled with the call), then replies.
     pub async fn answer(&self, args: Map<String, Value>) -> Result<Value, ToolFailure> {
         if self.latency_ms > 0 {
-            tokio::time::sleep(Duration::from_millis(u64::from(self.latency_ms))).await;
+            tokio::time::sleep(self.latency()).await;
         }
+        self.reply(args)
+    }
+
+    /// How long the mocked tool takes.
+    pub fn latency(&self) -> Duration {
+        Duration::from_millis(u64::from(self.latency_ms))
+    }
+
+    /// The reply to a call with `args`, without the latency (for callers that wait their own
+    /// way, such as the proxy's fault plan).
+    pub fn reply(&self, args: Map<String, Value>) -> Result<Value, ToolFailure> {
         match &self.reply {
             MockReply::Fixed { value } => Ok(value.clone()),
             MockReply::Template { template } => Ok(fill(template, &Value::Object(args))),
