@@ -1,11 +1,13 @@
 //! A recorded turn taken out of the app: its reply as a parser fixture (what the Parser pane
-//! and `toolscope parse` read) and its request as a cURL command that sends it again.
+//! and `toolscope parse` read), as a case `toolscope eval` replays, and its request as a cURL
+//! command that sends it again.
 
 use serde::Serialize;
 use tauri::State;
 use toolscope_engine::agent::native;
 use toolscope_engine::agent::record::Record;
 use toolscope_engine::agent::{ModelInfo, ToolMode};
+use toolscope_engine::eval::{EvalCase, ExpectedCall};
 
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
@@ -22,6 +24,10 @@ pub struct TurnExport {
     pub request: String,
     /// A cURL command sending the request again; the key is an environment variable.
     pub curl: String,
+    /// The turn as one line of a `toolscope eval` cases file: the reply, its format, the calls
+    /// the recording read from it as the expected ones (the person exporting vouches for them),
+    /// and the request's tools.
+    pub eval_case: String,
 }
 
 #[tauri::command]
@@ -35,10 +41,11 @@ pub async fn conversation_turn_export(
         .conversations()?
         .load(&id)
         .map_err(|e| CommandError::new(CommandErrorKind::History, e.to_string()))?;
-    turn_export(&conversation.records, turn)
+    turn_export(&id, &conversation.records, turn)
 }
 
 pub(crate) fn turn_export(
+    conversation_id: &str,
     records: &[toolscope_engine::agent::record::TimedRecord],
     turn: u32,
 ) -> Result<TurnExport, CommandError> {
@@ -54,7 +61,7 @@ pub(crate) fn turn_export(
                 model, settings, ..
             } => start = Some((model, Some(&settings.tools))),
             Record::Proxied { model, .. } => start = Some((model, None)),
-            Record::Parsed { turn: t, report } if *t == turn => read_as = Some(&report.format),
+            Record::Parsed { turn: t, report } if *t == turn => read_as = Some(report),
             Record::Request { turn: t, body: b } if *t == turn => body = Some(b),
             Record::Reply {
                 turn: t, reply: r, ..
@@ -75,14 +82,45 @@ pub(crate) fn turn_export(
         Some(ToolMode::Prompted { format }) => (reply.text.clone(), format.clone()),
         None if reply.calls.is_empty() => (
             reply.text.clone(),
-            read_as.cloned().unwrap_or_else(|| "auto".to_owned()),
+            read_as
+                .map(|report| report.format.clone())
+                .unwrap_or_else(|| "auto".to_owned()),
         ),
         Some(ToolMode::Native) | None => (native::document(reply), "openai_chat".to_owned()),
+    };
+    let expected = match read_as {
+        Some(report) => report
+            .requests
+            .iter()
+            .map(|request| ExpectedCall {
+                name: request.tool_name.clone(),
+                arguments: request.args.clone(),
+            })
+            .collect(),
+        None => reply
+            .calls
+            .iter()
+            .map(|call| ExpectedCall {
+                name: call.name.clone(),
+                // Arguments cut off or not JSON are what the case is about: the person fills
+                // in what was meant.
+                arguments: serde_json::from_str(&call.arguments).unwrap_or_default(),
+            })
+            .collect(),
+    };
+    let case = EvalCase {
+        id: Some(format!("{conversation_id}#{turn}")),
+        format: (format != "auto").then(|| format.clone()),
+        reply: text.clone(),
+        expected,
+        tools: body.get("tools").filter(|t| !t.is_null()).cloned(),
+        results: None,
     };
     Ok(TurnExport {
         reply: text,
         format,
         request: serde_json::to_string_pretty(body).unwrap_or_default(),
         curl: toolscope_llm::model::curl_command(model, body),
+        eval_case: serde_json::to_string(&case).unwrap_or_default(),
     })
 }

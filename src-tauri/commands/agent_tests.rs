@@ -128,7 +128,7 @@ async fn a_conversation_runs_with_a_confirmation_and_is_recorded_replayed_and_ex
     assert_eq!(turns.len(), 3);
     assert!(turns.iter().all(|t| !t.changed));
 
-    let export = turn_export(&loaded.records, 2).expect("export");
+    let export = turn_export(&id, &loaded.records, 2).expect("export");
     assert_eq!(export.format, "openai_chat");
     assert!(export.reply.contains("call_calc_2"), "{}", export.reply);
     assert!(
@@ -139,7 +139,23 @@ async fn a_conversation_runs_with_a_confirmation_and_is_recorded_replayed_and_ex
         export.curl
     );
     assert!(export.curl.contains("$API_KEY") && export.request.contains("tool_result"));
-    assert!(turn_export(&loaded.records, 9).is_err());
+    let case: toolscope_engine::eval::EvalCase =
+        serde_json::from_str(&export.eval_case).expect("an eval case");
+    assert_eq!(case.id.as_deref(), Some(format!("{id}#2").as_str()));
+    assert_eq!(case.expected.len(), 1, "{}", export.eval_case);
+    assert_eq!(case.expected[0].name, "calculator_evaluate");
+    assert!(case.tools.is_some(), "the request's tools go with the case");
+    // The case replays: `toolscope eval` reads the reply back to the same call.
+    let outcome = toolscope_engine::eval::evaluate_case(
+        &case,
+        "exported".to_owned(),
+        &state.protocols(),
+        None,
+        None,
+    )
+    .expect("parsed");
+    assert!(outcome.agrees, "{outcome:?}");
+    assert!(turn_export(&id, &loaded.records, 9).is_err());
     // The edited arguments ran: the server's last request carries their result (14).
     let requests = server.requests();
     assert!(requests[2].raw_body.contains("14"));

@@ -1477,6 +1477,12 @@ export type TurnExport = {
 	request: string,
 	/**  A cURL command sending the request again; the key is an environment variable. */
 	curl: string,
+	/**
+	 *  The turn as one line of a `toolscope eval` cases file: the reply, its format, the calls
+	 *  the recording read from it as the expected ones (the person exporting vouches for them),
+	 *  and the request's tools.
+	 */
+	eval_case: string,
 };
 
 /**  When a reply's parts arrived, in milliseconds after its request was sent. */

@@ -1,7 +1,8 @@
 /**
- * State shared between the panes: which pane is shown, and the call waiting to be loaded into
- * the Executor (from Discovery's "load into executor", the Parser's "send to executor" or a
- * history re-run). Panes stay mounted while hidden, so nothing typed in one is lost.
+ * State shared between the panes: which pane is shown, the call waiting to be loaded into the
+ * Executor (from Discovery's "load into executor", the Parser's "send to executor" or a history
+ * re-run), and the reply waiting to be loaded into the Parser (a recorded turn's "open in
+ * Parser"). Panes stay mounted while hidden, so nothing typed in one is lost.
  */
 import { createContext, useContext, useMemo, useState, type ReactNode } from "react";
 
@@ -18,12 +19,22 @@ export interface ExecutorDraft {
   nonce: number;
 }
 
+/** A reply to open in the Parser, in `format` (a protocol id, or "auto"). */
+export interface ParserDraft {
+  text: string;
+  format: string;
+  nonce: number;
+}
+
 export interface Workbench {
   activePane: PaneId;
   showPane: (pane: PaneId) => void;
   draft: ExecutorDraft | null;
   /** Opens the Executor with this call. */
   loadIntoExecutor: (toolName: string, args: Record<string, Value>, parentId?: string | null) => void;
+  parserDraft: ParserDraft | null;
+  /** Opens the Parser with this reply, in place of what it held. */
+  loadIntoParser: (text: string, format: string) => void;
 }
 
 const WorkbenchContext = createContext<Workbench | null>(null);
@@ -31,6 +42,7 @@ const WorkbenchContext = createContext<Workbench | null>(null);
 export function WorkbenchProvider({ children, initialPane = "discovery" }: { children: ReactNode; initialPane?: PaneId }) {
   const [activePane, setActivePane] = useState<PaneId>(initialPane);
   const [draft, setDraft] = useState<ExecutorDraft | null>(null);
+  const [parserDraft, setParserDraft] = useState<ParserDraft | null>(null);
   const value = useMemo<Workbench>(
     () => ({
       activePane,
@@ -40,8 +52,13 @@ export function WorkbenchProvider({ children, initialPane = "discovery" }: { chi
         setDraft((previous) => ({ toolName, args, parentId, nonce: (previous?.nonce ?? 0) + 1 }));
         setActivePane("executor");
       },
+      parserDraft,
+      loadIntoParser: (text, format) => {
+        setParserDraft((previous) => ({ text, format, nonce: (previous?.nonce ?? 0) + 1 }));
+        setActivePane("parser");
+      },
     }),
-    [activePane, draft],
+    [activePane, draft, parserDraft],
   );
   return <WorkbenchContext.Provider value={value}>{children}</WorkbenchContext.Provider>;
 }

@@ -9,6 +9,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testi
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { AgentEvent, AgentSettings, ConversationSummary, Decision, TimedRecord } from "../../lib/ipc";
+import { useWorkbench, WorkbenchProvider } from "../../lib/workbench";
 import { AgentPane } from "./AgentPane";
 import { deferred, installAgentBackend, result, summary, type StartContext } from "./testBackend";
 
@@ -21,6 +22,25 @@ beforeEach(() => {
   writeText.mockClear();
   Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
 });
+
+/** Where "Open in Parser" sends a reply. */
+function ParserDraftProbe() {
+  const { parserDraft, activePane } = useWorkbench();
+  return (
+    <output data-testid="parser-probe" data-pane={activePane}>
+      {parserDraft ? JSON.stringify({ text: parserDraft.text, format: parserDraft.format }) : ""}
+    </output>
+  );
+}
+
+function renderPane() {
+  return render(
+    <WorkbenchProvider initialPane="agent">
+      <AgentPane active />
+      <ParserDraftProbe />
+    </WorkbenchProvider>,
+  );
+}
 
 afterEach(() => {
   cleanup();
@@ -53,7 +73,7 @@ describe("endpoint profiles", () => {
         cloud: ["gpt-a", "gpt-b"],
       },
     });
-    render(<AgentPane active />);
+    renderPane();
     await ready();
 
     fireEvent.click(await enabled("profile-add"));
@@ -88,7 +108,7 @@ describe("endpoint profiles", () => {
 
   it("refuses an incomplete profile and removes one after asking", async () => {
     const backend = installAgentBackend();
-    render(<AgentPane active />);
+    renderPane();
     await ready();
     fireEvent.click(await enabled("profile-add"));
     fireEvent.change(screen.getByTestId("profile-name"), { target: { value: "x" } });
@@ -108,7 +128,7 @@ describe("endpoint profiles", () => {
 describe("editing a profile", () => {
   it("renames it with a key from the environment, removing the old name", async () => {
     const backend = installAgentBackend();
-    render(<AgentPane active />);
+    renderPane();
     await ready();
     fireEvent.click(within(screen.getByTestId("profile-local")).getByRole("button", { name: "Edit" }));
     expect(screen.getByTestId<HTMLInputElement>("profile-model").value).toBe("qwen3");
@@ -199,7 +219,7 @@ describe("a live conversation", () => {
         decision.resolve(answer);
       },
     });
-    render(<AgentPane active />);
+    renderPane();
     await ready();
     setTask("Write a.txt");
     fireEvent.click(screen.getByTestId("agent-mode-manual"));
@@ -276,7 +296,7 @@ describe("a live conversation", () => {
         answered[id === "c1" ? "c1" : "c2"].resolve(undefined);
       },
     });
-    render(<AgentPane active />);
+    renderPane();
     await ready();
     setTask("go");
     fireEvent.keyDown(window, { key: "Enter", ctrlKey: true });
@@ -321,7 +341,7 @@ describe("a live conversation", () => {
         return summary({ reason: { reason: "max_iterations", limit: 1 } });
       },
     });
-    render(<AgentPane active />);
+    renderPane();
     await ready();
     setTask("add");
     fireEvent.change(screen.getByTestId("agent-tool-mode"), { target: { value: "prompted" } });
@@ -365,7 +385,7 @@ describe("a live conversation", () => {
         finish();
       },
     });
-    const { container } = render(<AgentPane active />);
+    const { container } = renderPane();
     await ready();
     setTask("long task");
     fireEvent.click(await enabled("agent-start"));
@@ -388,7 +408,7 @@ describe("a live conversation", () => {
     const backend = installAgentBackend({
       settings: { config: { max_iterations: 5, max_total_tool_calls: 7, mode: "manual" } },
     });
-    render(<AgentPane active />);
+    renderPane();
     await ready();
     setTask("Count to three");
     await waitFor(() => {
@@ -404,7 +424,7 @@ describe("a live conversation", () => {
 
   it("says what is missing instead of starting", async () => {
     const backend = installAgentBackend();
-    render(<AgentPane active />);
+    renderPane();
     await ready();
     fireEvent.click(await enabled("agent-start"));
     expect((await screen.findByTestId("agent-notice")).textContent).toContain("task");
@@ -455,9 +475,17 @@ describe("recorded conversations", () => {
           { turn: 2, recorded: null, today: { format: "hermes", detected: false, requests: [], diagnostics: [], content: "" }, changed: false },
         ],
       },
-      exports: { "new#1": { reply: "<tool_call>", format: "hermes", request: "{}", curl: "curl http://localhost:8080/v1/chat/completions" } },
+      exports: {
+        "new#1": {
+          reply: "<tool_call>",
+          format: "hermes",
+          request: "{}",
+          curl: "curl http://localhost:8080/v1/chat/completions",
+          eval_case: '{"id":"new#1","reply":"<tool_call>","expected":[]}',
+        },
+      },
     });
-    render(<AgentPane active />);
+    renderPane();
     const rows = await screen.findAllByTestId("conversation-row");
     expect(rows.map((r) => r.querySelector(".ag-conversation-task")?.textContent)).toEqual(["Newest task", "Older task"]);
     expect(within(rows[1] ?? document.body).getByTestId("conversation-ended").textContent).toBe("unfinished");
@@ -496,7 +524,15 @@ describe("recorded conversations", () => {
     await waitFor(() => {
       expect(writeText).toHaveBeenCalledWith("<tool_call>");
     });
+    fireEvent.click(within(exported).getByTestId("agent-copy-eval-case"));
+    await waitFor(() => {
+      expect(writeText).toHaveBeenCalledWith('{"id":"new#1","reply":"<tool_call>","expected":[]}');
+    });
     expect(backend.argsOf("conversation_turn_export")).toEqual([{ id: "new", turn: 1 }]);
+    fireEvent.click(within(exported).getByTestId("agent-open-in-parser"));
+    const probe = screen.getByTestId("parser-probe");
+    expect(probe.dataset.pane).toBe("parser");
+    expect(JSON.parse(probe.textContent || "null")).toEqual({ text: "<tool_call>", format: "hermes" });
 
     fireEvent.click(within(screen.getAllByTestId("conversation-row")[0] ?? document.body).getByTestId("conversation-delete"));
     fireEvent.click(await screen.findByTestId("conversation-delete-confirm"));
@@ -510,7 +546,7 @@ describe("recorded conversations", () => {
   it("reports a turn that cannot be exported", async () => {
     const { list, records } = recorded();
     installAgentBackend({ conversations: list, records: { new: records } });
-    render(<AgentPane active />);
+    renderPane();
     fireEvent.click(within((await screen.findAllByTestId("conversation-row"))[0] ?? document.body).getByTestId("conversation-open"));
     const opened = await screen.findByTestId("agent-recorded");
     const second = within(opened).getAllByTestId("agent-turn")[1] ?? opened;
@@ -540,7 +576,7 @@ describe("recorded conversations", () => {
       },
     ];
     installAgentBackend({ conversations: list, records: { px: records } });
-    render(<AgentPane active />);
+    renderPane();
     const [row] = await screen.findAllByTestId("conversation-row");
     expect(row?.querySelector(".ag-conversation-task")?.textContent).toBe("proxy Weather in Oslo?");
     expect(within(row ?? document.body).getByTestId("conversation-ended").textContent).toBe("watched");

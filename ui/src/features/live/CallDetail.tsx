@@ -1,12 +1,15 @@
 /**
  * One call opened: its validation (the issues against the schema the agent was given), progress,
  * cancellation, then the request and the response exactly as they were forwarded (from the
- * `message` records, by seq), the result's MCP content readable.
+ * `message` records, by seq), the result's MCP content readable; opened in the Executor, or
+ * copied out as a fixture or as a fault mock (callExport.ts).
  */
+import { CopyButton } from "../../lib/CopyButton";
 import { formatDuration } from "../../lib/format";
 import { useWorkbench } from "../../lib/workbench";
 import { McpContentView } from "../results/McpContentView";
 import { parseMcpContent } from "../results/mcpContent";
+import { callFixture, mockCommand } from "./callExport";
 import { callArguments, routingName } from "./executorLink";
 import { isObject, type CallEntry, type MessageView } from "./sessionModel";
 
@@ -54,6 +57,8 @@ export function CallDetail({ server, call, messages }: Props) {
   const target = routingName(server, call.tool);
   const response = call.responseSeq === null ? undefined : messages.get(call.responseSeq);
   const invalid = call.invalid;
+  const fixture = callFixture(server, call.tool, request, response);
+  const mock = mockCommand(server, call.tool, response);
   return (
     <section className="lv-detail" aria-label={`Call ${call.tool}`} data-testid="call-detail">
       <h3>
@@ -71,6 +76,8 @@ export function CallDetail({ server, call, messages }: Props) {
         >
           Open in Executor
         </button>
+        {fixture !== null && <CopyButton text={fixture} label="Copy as fixture" testId="call-copy-fixture" />}
+        {mock !== null && <CopyButton text={mock} label="Copy as fault mock" testId="call-copy-mock" />}
       </p>
       <p className="muted lv-small">
         {call.outcome === "pending" ? "Waiting for the answer." : `Answered in ${formatDuration(call.latencyMs)} (${call.outcome.replace("_", " ")}).`}

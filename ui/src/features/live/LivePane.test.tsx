@@ -165,6 +165,8 @@ describe("recorded sessions", () => {
     expect(JSON.parse(within(detail).getByTestId("call-request").textContent)).toMatchObject({ params: { name: "echo", arguments: { message: "hi" } } });
     expect(within(detail).getByTestId("call-content").textContent).toContain("Echo: hi");
     expect(detail.textContent).toContain("progress 1 of 2");
+    expect(within(detail).getByTestId("call-copy-fixture")).toBeTruthy();
+    expect(within(detail).getByTestId("call-copy-mock")).toBeTruthy();
     fireEvent.click(within(detail).getByTestId("call-open-executor"));
     const probe = screen.getByTestId("probe");
     expect(probe.dataset.pane).toBe("executor");

@@ -47,7 +47,7 @@ export function splitCommand(line: string): string[] {
 }
 
 /** A word as the shell needs it: quoted when it holds anything but plain characters. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -941,3 +941,37 @@ describe("ParserPane replay as stream", () => {
     expect(notice).toBeTruthy();
   });
 });
+
+/** Sends a reply to the Parser as another pane's "Open in Parser" does. */
+function ParserLoader({ text, format }: { text: string; format: string }) {
+  const { loadIntoParser } = useWorkbench();
+  return (
+    <button
+      type="button"
+      data-testid="load-into-parser"
+      onClick={() => {
+        loadIntoParser(text, format);
+      }}
+    />
+  );
+}
+
+describe("ParserPane opened from another pane", () => {
+  it("replaces the reply with the one sent, in its format, and parses it", async () => {
+    const calls = mockCommands({ parse_reply: () => parsed() });
+    render(
+      <WorkbenchProvider initialPane="parser">
+        <ParserPane active />
+        <ParserLoader text={REPLY} format="hermes" />
+      </WorkbenchProvider>,
+    );
+    typeReply("something typed before");
+    fireEvent.click(screen.getByTestId("load-into-parser"));
+    await waitFor(() => {
+      expect(requests()).toHaveLength(2);
+    });
+    expect(editorText()).toBe(REPLY);
+    expect(screen.getByTestId<HTMLSelectElement>("parser-format").value).toBe("hermes");
+    expect(only(calls, "parse_reply").at(-1)?.args).toMatchObject({ format: "hermes" });
+  });
+});

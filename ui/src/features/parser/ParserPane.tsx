@@ -6,7 +6,7 @@
  */
 import "./parser.css";
 
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { Timed } from "../../lib/renderProfile";
 import { useWorkbench } from "../../lib/workbench";
@@ -32,7 +32,7 @@ import { StreamReplayView } from "./StreamReplayView";
 import { useRun } from "./useRun";
 
 export function ParserPane({ active }: { active: boolean }) {
-  const { loadIntoExecutor } = useWorkbench();
+  const { loadIntoExecutor, parserDraft } = useWorkbench();
   const editor = useRef<ReplyInputHandle>(null);
   // Kept unjoined: typing passes the document along, and the string is built when needed.
   const [text, setText] = useState(ReplyText.empty);
@@ -81,6 +81,25 @@ export function ParserPane({ active }: { active: boolean }) {
     },
     [parseNow, formatArg, tools, strict],
   );
+
+  // A reply opened from another pane (a recorded turn) replaces the text, in its format. The
+  // format is taken while rendering; the editor, outside React, takes the text in an effect.
+  const [shownDraft, setShownDraft] = useState(0);
+  if (parserDraft && parserDraft.nonce !== shownDraft) {
+    const known = parserDraft.format === AUTO_FORMAT || protocols.some((p) => p.id === parserDraft.format);
+    // The formats arrive after a first opening: wait for them rather than fall back to auto.
+    if (known || protocols.length > 0 || protocolsError) {
+      setShownDraft(parserDraft.nonce);
+      setFormat(known ? parserDraft.format : AUTO_FORMAT);
+    }
+  }
+  const loadedDraft = useRef(0);
+  useEffect(() => {
+    if (parserDraft?.nonce !== shownDraft || loadedDraft.current === shownDraft) return;
+    loadedDraft.current = shownDraft;
+    editor.current?.load(parserDraft.text);
+    parseNow(parserDraft.text, formatArg, tools, strict);
+  }, [parserDraft, shownDraft, formatArg, parseNow, tools, strict]);
 
   const onFormatChange = (next: string) => {
     setFormat(next);

@@ -17,6 +17,8 @@ export interface ReplyInputHandle {
   /** Selects [from, to) (UTF-16 offsets) and scrolls the editor, not the page, to it. */
   select: (from: number, to: number) => void;
   focus: () => void;
+  /** Replaces the whole text (a reply opened from another pane), undoable like an edit. */
+  load: (text: string) => void;
 }
 
 interface Props {
@@ -162,6 +164,16 @@ export function ReplyInput({ ref, labelledBy, onChange, onWholeText }: Props) {
       },
       focus() {
         view.current?.focus();
+      },
+      load(value) {
+        const editor = view.current;
+        if (!editor) return;
+        editor.dispatch({
+          changes: { from: 0, to: editor.state.doc.length, insert: value },
+          selection: { anchor: 0 },
+          userEvent: "input.load",
+          scrollIntoView: true,
+        });
       },
     }),
     [],
