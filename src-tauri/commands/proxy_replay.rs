@@ -71,6 +71,7 @@ pub async fn proxy_session_replay(
             url: url.clone(),
             headers: Vec::new(),
             exit_grace: Duration::from_secs(2),
+            auth: None,
         }),
         Some(_) => Target::Stdio(StdioOptions {
             argv: plan.argv.clone(),

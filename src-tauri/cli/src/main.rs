@@ -18,6 +18,7 @@ mod proxy;
 mod proxy_fault;
 mod proxy_llm;
 mod proxy_replay;
+mod proxy_sign_in;
 mod render;
 mod request_tools;
 mod setup;

@@ -59,7 +59,7 @@ pub fn hooks(yes: bool, sampling: Option<&str>) -> Result<ClientHooks, SetupErro
 /// another machine, or want another browser), then starts `$BROWSER` (its words, the address
 /// in place of a `%s` or appended) or else `xdg-open`. A browser that does not start is only
 /// reported: the sign-in still waits for the address to be opened by hand.
-struct TerminalBrowser;
+pub(crate) struct TerminalBrowser;
 
 impl Browser for TerminalBrowser {
     fn open(&self, server: &str, url: &str) -> Result<(), String> {

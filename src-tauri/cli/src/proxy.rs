@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use toolscope_engine::jsonl::Durability;
-use toolscope_proxy::http_upstream::{run_http, HttpOptions};
+use toolscope_proxy::http_upstream::{run_http, HttpOptions, UpstreamAuth};
 use toolscope_proxy::listen::McpListener;
 use toolscope_proxy::recorder::{check_name, sessions_root, RecordOptions};
 use toolscope_proxy::{
@@ -105,9 +105,14 @@ pub struct McpProxyArgs {
     #[arg(long, value_name = "ADDRESS", conflicts_with = "url")]
     listen: Option<std::net::SocketAddr>,
     /// A header sent with every request to --url, e.g. "Authorization: Bearer TOKEN" (never
-    /// recorded); repeat for more.
+    /// recorded); repeat for more. Without an Authorization header, a server that refuses for
+    /// want of authorization is signed in to with OAuth, as `toolscope call` signs in.
     #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
     headers: Vec<String>,
+    /// With --url: pass a refusal for want of authorization on to the agent instead of signing
+    /// in.
+    #[arg(long, requires = "url")]
+    no_sign_in: bool,
     /// The server's command line; everything from its first word on is the server's, so
     /// `--` before it is optional.
     #[arg(
@@ -197,10 +202,25 @@ async fn mcp(args: McpProxyArgs) -> u8 {
     let exit_grace = Duration::from_millis(args.exit_grace_ms);
     let outcome = match args.url {
         Some(url) => {
+            let authorized = headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+            let auth = if authorized || args.no_sign_in {
+                None
+            } else {
+                match crate::proxy_sign_in::ProxySignIn::open(&name, &url).await {
+                    Ok(sign_in) => Some(Arc::new(sign_in) as Arc<dyn UpstreamAuth>),
+                    Err(error) => {
+                        eprintln!("error: cannot sign in to {url}: {error}");
+                        return exit::USAGE;
+                    }
+                }
+            };
             let options = HttpOptions {
                 url,
                 headers,
                 exit_grace,
+                auth,
             };
             let stdout = tokio::io::stdout();
             run_http(tap.clone(), options, agent_stdin_lines(), stdout, signal()).await

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use toolscope_proxy::http_upstream::HttpOptions;
+use toolscope_proxy::http_upstream::{HttpOptions, UpstreamAuth};
 use toolscope_proxy::recorder::{check_name, sessions_root};
 use toolscope_proxy::replay::{replay, ReplayPlan, Target};
 use toolscope_proxy::stdio::StdioOptions;
@@ -70,11 +70,22 @@ pub async fn run(args: ReplayArgs) -> u8 {
         (None, true) => plan.argv.clone(),
     };
     let target = match argv.split_first() {
-        Some((flag, rest)) if flag == "--url" && rest.len() == 1 => Target::Http(HttpOptions {
-            url: rest[0].clone(),
-            headers: Vec::new(),
-            exit_grace: Duration::from_secs(2),
-        }),
+        Some((flag, [url])) if flag == "--url" => {
+            // Signed in as the proxy was: the sign-in stored for this name and URL, else a new one.
+            let auth = match crate::proxy_sign_in::ProxySignIn::open(&args.name, url).await {
+                Ok(sign_in) => Arc::new(sign_in) as Arc<dyn UpstreamAuth>,
+                Err(error) => {
+                    eprintln!("error: cannot sign in to {url}: {error}");
+                    return exit::USAGE;
+                }
+            };
+            Target::Http(HttpOptions {
+                url: url.clone(),
+                headers: Vec::new(),
+                exit_grace: Duration::from_secs(2),
+                auth: Some(auth),
+            })
+        }
         Some(_) => Target::Stdio(StdioOptions {
             argv: argv.clone(),
             exit_grace: Duration::from_secs(2),

@@ -11,8 +11,14 @@
 //! else. When the server refuses a request (an HTTP error) or cannot be reached, the agent gets
 //! a JSON-RPC error for that request, recorded as the proxy's own; the session goes on, as an
 //! HTTP server may answer the next request.
+//!
+//! A server behind OAuth refuses with `401` (or `403 insufficient_scope`). With an
+//! [`UpstreamAuth`] the proxy signs in as the front end lends it (the CLI: its MCP client's
+//! sign-in, with the sign-ins it stored), sends the token with every request, and sends the
+//! refused request again once. Tokens are headers, so they are never in the records.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,6 +46,33 @@ pub struct HttpOptions {
     pub headers: Vec<(String, String)>,
     /// How long requests still in flight may take once the agent closed the session.
     pub exit_grace: Duration,
+    /// Signs in when the server refuses for want of authorization; `None` passes the refusal
+    /// on to the agent.
+    pub auth: Option<Arc<dyn UpstreamAuth>>,
+}
+
+/// A future the auth hooks return (the proxy is not tied to one OAuth implementation).
+pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Signing in to the upstream server on the proxy's behalf.
+pub trait UpstreamAuth: Send + Sync + std::fmt::Debug {
+    /// The access token to send now (renewed when due); `None` before any sign-in.
+    fn token(&self) -> AuthFuture<'_, Option<String>>;
+    /// Sign-ins made so far: a refusal seen before another request signed in is only retried.
+    fn sign_ins(&self) -> AuthFuture<'_, u32>;
+    /// Answers a refusal with its `WWW-Authenticate` challenge: signs in (a browser, a person),
+    /// or says why it could not.
+    fn refused<'a>(
+        &'a self,
+        challenge: &'a str,
+        sign_ins_seen: u32,
+    ) -> AuthFuture<'a, Result<(), String>>;
+}
+
+/// Why a request got no answer from the server.
+enum SendError {
+    Unreachable(reqwest::Error),
+    SignIn(String),
 }
 
 /// What the transport keeps between requests.
@@ -80,6 +113,52 @@ impl Upstream {
             request = request.header("mcp-protocol-version", version);
         }
         request
+    }
+
+    /// Sends the request `make` builds, with the token when signed in; a refusal for want of
+    /// authorization is answered by signing in, then the request is sent once more.
+    async fn send(
+        &self,
+        make: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, SendError> {
+        self.send_signing_in(make, true).await
+    }
+
+    /// As [`Self::send`]; without `may_sign_in` a refusal is returned as it is (the session's
+    /// closing `DELETE` must not open a browser).
+    async fn send_signing_in(
+        &self,
+        make: impl Fn() -> reqwest::RequestBuilder,
+        may_sign_in: bool,
+    ) -> Result<reqwest::Response, SendError> {
+        let Some(auth) = &self.options.auth else {
+            return make().send().await.map_err(SendError::Unreachable);
+        };
+        let mut retried = false;
+        loop {
+            let seen = auth.sign_ins().await;
+            let mut request = make();
+            if let Some(token) = auth.token().await {
+                request = request.bearer_auth(token);
+            }
+            let response = request.send().await.map_err(SendError::Unreachable)?;
+            let challenge = response
+                .headers()
+                .get("www-authenticate")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            let refused = response.status() == reqwest::StatusCode::UNAUTHORIZED
+                || (response.status() == reqwest::StatusCode::FORBIDDEN
+                    && challenge.contains("insufficient_scope"));
+            if !refused || retried || !may_sign_in {
+                return Ok(response);
+            }
+            retried = true;
+            auth.refused(&challenge, seen)
+                .await
+                .map_err(SendError::SignIn)?;
+        }
     }
 
     /// Notes what the transport needs from a message the server sent.
@@ -202,7 +281,8 @@ where
         if upstream.session().id.is_some() {
             let _ = tokio::time::timeout(
                 Duration::from_secs(2),
-                upstream.request(reqwest::Method::DELETE, "*/*").send(),
+                upstream
+                    .send_signing_in(|| upstream.request(reqwest::Method::DELETE, "*/*"), false),
             )
             .await;
         }
@@ -235,20 +315,29 @@ async fn post<W: AsyncWrite + Unpin>(
         .as_ref()
         .filter(|m| m.get("method").is_some())
         .and_then(|m| m.get("id").cloned());
-    let body = line.strip_suffix(b"\n").unwrap_or(&line).to_vec();
+    let body = bytes::Bytes::copy_from_slice(line.strip_suffix(b"\n").unwrap_or(&line));
     let sent = upstream
-        .request(reqwest::Method::POST, "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
+        .send(|| {
+            upstream
+                .request(reqwest::Method::POST, "application/json, text/event-stream")
+                .header("content-type", "application/json")
+                .body(body.clone())
+        })
         .await;
     let response = match sent {
         Ok(response) => response,
         Err(error) => {
-            let text = format!(
-                "the Toolscope proxy could not reach the MCP server at {}: {error}",
-                upstream.options.url
-            );
+            let text = match error {
+                SendError::Unreachable(error) => format!(
+                    "the Toolscope proxy could not reach the MCP server at {}: {error}",
+                    upstream.options.url
+                ),
+                SendError::SignIn(why) => format!(
+                    "the MCP server at {} requires signing in, and the Toolscope proxy could \
+                     not: {why}",
+                    upstream.options.url
+                ),
+            };
             fail(&tap, &out, request_id.as_ref(), &text, &json!({})).await;
             return;
         }
@@ -290,8 +379,7 @@ async fn post<W: AsyncWrite + Unpin>(
 /// without one says 405.
 async fn open_stream(upstream: &Upstream) -> Option<reqwest::Response> {
     let response = upstream
-        .request(reqwest::Method::GET, "text/event-stream")
-        .send()
+        .send(|| upstream.request(reqwest::Method::GET, "text/event-stream"))
         .await
         .ok()?;
     response.status().is_success().then_some(response)
