@@ -13,6 +13,7 @@ pub mod history;
 pub mod imported;
 pub mod metrics;
 pub mod parser;
+pub mod proxy_faults;
 pub mod proxy_replay;
 pub mod proxy_sessions;
 pub mod settings;
@@ -92,6 +93,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             proxy_sessions::proxy_sessions_list,
             proxy_sessions::proxy_session_read,
             proxy_replay::proxy_session_replay,
+            proxy_faults::proxy_faults_read,
+            proxy_faults::proxy_fault_set,
         ])
         // Byte counts, spans and durations stay far below 2^53 in practice.
         .dangerously_cast_bigints_to_number()

@@ -67,4 +67,6 @@ pub const COMMAND_NAMES: &[&str] = &[
     "proxy_sessions_list",
     "proxy_session_read",
     "proxy_session_replay",
+    "proxy_faults_read",
+    "proxy_fault_set",
 ];

@@ -174,6 +174,9 @@ export const commands = {
 	proxySessionReplay: (name: string, id: string) => typedError<ProxyReplayReport, CommandError>(__TAURI_INVOKE("proxy_session_replay", { name, id })),
 };
 
+	proxyFaultsRead: (name: string) => typedError<ProxyFaults, CommandError>(__TAURI_INVOKE("proxy_faults_read", { name })),
+	/**  Sets or clears the fault of `tool` of server `name`, and gives the plan as it now is. */
+	proxyFaultSet: (name: string, tool: string, change: FaultChange) => typedError<ProxyFaults, CommandError>(__TAURI_INVOKE("proxy_fault_set", { name, tool, change })),
 /* Types */
 /**  What the loop reports while it runs, in order (the Agent pane and the CLI draw from these). */
 export type AgentEvent = { type: "turn_started"; turn: number } | { type: "retry"; turn: number; attempt: number; of: number; wait_ms: number; reason: string } | 
@@ -527,6 +530,19 @@ export type ExportSource =
 
 /**  Something an import has to say about one place in the input. */
 export type Finding = {
+/**  What happens to a call of one tool. */
+export type Fault = ({ delay_ms: number }) & { error?: never; imported?: never; mock?: never } | ({ error: InjectedError }) & { delay_ms?: never; imported?: never; mock?: never } | ({ mock: Value }) & { delay_ms?: never; error?: never; imported?: never } | ({ imported: ImportedMock }) & { delay_ms?: never; error?: never; mock?: never };
+
+/**  What to do to one tool's fault. */
+export type FaultChange = { kind: "set"; fault: Fault } | 
+/**  The mock the app's imported set `set` gives `definition`, as it is now. */
+{ kind: "mock_from"; set: string; definition: string } | { kind: "clear" };
+
+/**  The faults of one server, by tool name. */
+export type FaultPlan = {
+	tools?: { [key in string]: Fault },
+};
+
 	/**
 	 *  A JSON pointer into the input (`/tools/3/function/parameters`), after `line N ` for
 	 *  JSON Lines.
@@ -614,6 +630,31 @@ export type ImportReport = {
 
 export type Layout = {
 	/**  The pane shown at start: discovery, parser, executor, sources, agent, metrics or settings. */
+/**  An imported tool's mock, as it was when the fault was set. */
+export type ImportedMock = {
+	/**  The imported set and the definition the mock belongs to (what the person is told). */
+	set: string,
+	definition: string,
+	mock: Mock,
+};
+
+/**  An error the proxy answers a call with. */
+export type InjectedError = {
+	kind: InjectedErrorKind,
+	message?: string | null,
+};
+
+/**  The kinds of failure an agent meets in practice. */
+export type InjectedErrorKind = 
+/**  JSON-RPC -32001, what MCP SDKs answer a request that timed out. */
+"timeout" | 
+/**  JSON-RPC -32603 internal error. */
+"server_error" | 
+/**  JSON-RPC -32602 invalid params. */
+"invalid_params" | 
+/**  A result with `isError: true`: the tool ran and failed. */
+"tool_error";
+
 	active_pane?: string,
 	/**  Width of the Discovery list as a fraction of the window (0.2 – 0.8). */
 	discovery_split?: number | null,
@@ -927,6 +968,12 @@ export type ProxyRecord = {
 export type ProxyRecordBody = ({ type: "session"; session_id: string; name: string; argv: string[]; proxy_version: string; enforce: boolean; format: number }) & { action?: never; added?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforced?: never; error?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "message"; dir: ProxyDirection; 
 /**  `proxy` on the answers the proxy gave itself. */
 origin: string | null; bytes: number; 
+/**  A server's plan and where it is kept. */
+export type ProxyFaults = {
+	path: string,
+	plan: FaultPlan,
+};
+
 /**  The JSON message as forwarded. */
 msg: Value | null; 
 /**  A line that was not JSON. */

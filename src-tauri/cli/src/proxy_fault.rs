@@ -3,7 +3,7 @@
 
 use clap::Args;
 use serde_json::Value;
-use toolscope_proxy::faults::{ErrorKind, Fault, FaultPlan, ImportedMock, InjectedError};
+use toolscope_proxy::faults::{Fault, FaultPlan, ImportedMock, InjectedError, InjectedErrorKind};
 use toolscope_proxy::recorder::{check_name, sessions_root};
 
 use crate::exit;
@@ -132,10 +132,10 @@ fn change(global: &GlobalArgs, args: &FaultArgs) -> Result<Change, String> {
     let fault = if let Some(ms) = args.delay_ms {
         Fault::DelayMs(ms)
     } else if let Some(kind) = &args.error {
-        let kind = ErrorKind::parse(kind).ok_or_else(|| {
+        let kind = InjectedErrorKind::parse(kind).ok_or_else(|| {
             format!(
                 "--error '{kind}' is not one of {}",
-                ErrorKind::ALL.join(", ")
+                InjectedErrorKind::ALL.join(", ")
             )
         })?;
         Fault::Error(InjectedError {

@@ -39,6 +39,7 @@ const RECHECK: Duration = Duration::from_millis(200);
 
 /// The faults of one server, by tool name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct FaultPlan {
     #[serde(default)]
@@ -47,6 +48,7 @@ pub struct FaultPlan {
 
 /// What happens to a call of one tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Fault {
     DelayMs(u64),
@@ -57,6 +59,7 @@ pub enum Fault {
 
 /// An imported tool's mock, as it was when the fault was set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct ImportedMock {
     /// The imported set and the definition the mock belongs to (what the person is told).
@@ -67,17 +70,19 @@ pub struct ImportedMock {
 
 /// An error the proxy answers a call with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct InjectedError {
-    pub kind: ErrorKind,
+    pub kind: InjectedErrorKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 /// The kinds of failure an agent meets in practice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
+pub enum InjectedErrorKind {
     /// JSON-RPC -32001, what MCP SDKs answer a request that timed out.
     Timeout,
     /// JSON-RPC -32603 internal error.
@@ -88,7 +93,7 @@ pub enum ErrorKind {
     ToolError,
 }
 
-impl ErrorKind {
+impl InjectedErrorKind {
     pub const ALL: [&'static str; 4] = ["timeout", "server_error", "invalid_params", "tool_error"];
 
     pub fn parse(text: &str) -> Option<Self> {
@@ -158,14 +163,14 @@ pub fn answer(
             }
         }
         Fault::Error(error) => match error.kind {
-            ErrorKind::ToolError => json!({"jsonrpc": "2.0", "id": id, "result": {
+            InjectedErrorKind::ToolError => json!({"jsonrpc": "2.0", "id": id, "result": {
                 "content": [{"type": "text", "text": said(error, "the tool failed")}],
                 "isError": true,
             }}),
             kind => {
                 let (code, default) = match kind {
-                    ErrorKind::Timeout => (-32001, "Request timed out"),
-                    ErrorKind::InvalidParams => (-32602, "Invalid params"),
+                    InjectedErrorKind::Timeout => (-32001, "Request timed out"),
+                    InjectedErrorKind::InvalidParams => (-32602, "Invalid params"),
                     _ => (-32603, "Internal error"),
                 };
                 json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": said(error, default)}})
@@ -255,7 +260,7 @@ mod tests {
         plan.tools.insert(
             "down".into(),
             Fault::Error(InjectedError {
-                kind: ErrorKind::Timeout,
+                kind: InjectedErrorKind::Timeout,
                 message: None,
             }),
         );
@@ -273,7 +278,7 @@ mod tests {
         assert_eq!(timeout["error"]["code"], -32001);
         assert_eq!(timeout["id"], 7);
         let tool_error = Fault::Error(InjectedError {
-            kind: ErrorKind::ToolError,
+            kind: InjectedErrorKind::ToolError,
             message: Some("API down".into()),
         });
         let failed: Value = serde_json::from_str(

@@ -170,7 +170,7 @@ pub enum Event<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         delay_ms: Option<u64>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        error_kind: Option<crate::faults::ErrorKind>,
+        error_kind: Option<crate::faults::InjectedErrorKind>,
         /// For a mock of an imported tool: whose (`set/definition`).
         #[serde(skip_serializing_if = "Option::is_none")]
         imported: Option<String>,

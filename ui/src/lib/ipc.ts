@@ -20,6 +20,7 @@ import {
   type EndpointProfile,
   type ExportKind,
   type ExportSource,
+  type FaultChange,
   type McpServerConfig,
   type MetricsRange,
   type RequestToolsChoice,
@@ -224,3 +225,5 @@ export const ipc = {
   proxySessionRead: (name: string, id: string, from: SessionCursor) => unwrap(commands.proxySessionRead(name, id, from)),
   proxySessionReplay: (name: string, id: string) => unwrap(commands.proxySessionReplay(name, id)),
 };
+  proxyFaultsRead: (name: string) => unwrap(commands.proxyFaultsRead(name)),
+  proxyFaultSet: (name: string, tool: string, change: FaultChange) => unwrap(commands.proxyFaultSet(name, tool, change)),

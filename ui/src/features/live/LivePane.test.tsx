@@ -262,4 +262,56 @@ describe("recorded sessions", () => {
     expect(screen.getAllByTestId("replay-changed").map((li) => li.textContent)).toEqual(["2 tools/call echo: different at /result/content/0/text "]);
     expect(backend.replays).toEqual([{ name: "everything", id: running.session_id }]);
   });
+
+  it("sets, lists and clears a tool's faults, one of them an imported tool's mock", async () => {
+    const backend = installLiveBackend({
+      sessions: [running],
+      records: new Map([[`everything/${running.session_id}`, [...opening(), ...calls()]]]),
+      importedSets: [
+        {
+          name: "Shop",
+          id: "imported_shop",
+          imported_at: "2026-01-01T00:00:00Z",
+          definitions: [],
+          mocks: { echo: { reply: { type: "template", template: { said: "{{message}}" } }, latency_ms: 40 } },
+        },
+      ],
+    });
+    renderPane();
+    fireEvent.click(await screen.findByTestId("session-row"));
+    const faults = await screen.findByTestId<HTMLDetailsElement>("faults");
+    fireEvent.click(within(faults).getByText("Faults"));
+    expect(faults.open).toBe(true);
+    await waitFor(() => {
+      expect(faults.textContent).toContain("No faults: every call reaches the server.");
+    });
+    // The tool is the first of the last listing; a missing delay is refused here.
+    expect(within(faults).getByTestId<HTMLInputElement>("fault-tool").value).toBe("echo");
+    fireEvent.change(within(faults).getByTestId("fault-delay"), { target: { value: "" } });
+    fireEvent.click(within(faults).getByTestId("fault-set-button"));
+    expect((await within(faults).findByRole("alert")).textContent).toContain("whole number of milliseconds");
+    expect(backend.faultChanges).toEqual([]);
+    fireEvent.change(within(faults).getByTestId("fault-delay"), { target: { value: "800" } });
+    fireEvent.click(within(faults).getByTestId("fault-set-button"));
+    await waitFor(() => {
+      expect(within(faults).getAllByTestId("fault-entry").map((li) => li.textContent)).toEqual(["echo: forwarded after 800 ms Clear"]);
+    });
+
+    fireEvent.change(within(faults).getByTestId("fault-tool"), { target: { value: "get-sum" } });
+    fireEvent.change(within(faults).getByTestId("fault-kind"), { target: { value: "imported" } });
+    fireEvent.change(await within(faults).findByTestId("fault-set"), { target: { value: "Shop" } });
+    expect(within(faults).getByTestId<HTMLSelectElement>("fault-definition").value).toBe("echo");
+    fireEvent.click(within(faults).getByTestId("fault-set-button"));
+    await waitFor(() => {
+      expect(within(faults).getAllByTestId("fault-entry")).toHaveLength(2);
+    });
+    expect(faults.textContent).toContain("get-sum: answered as Shop's mock of echo, after 40 ms");
+    expect(backend.faultChanges.at(-1)).toEqual({ name: "everything", tool: "get-sum", change: { kind: "mock_from", set: "Shop", definition: "echo" } });
+
+    fireEvent.click(within(faults).getByRole("button", { name: "Clear the fault of echo" }));
+    await waitFor(() => {
+      expect(within(faults).getAllByTestId("fault-entry")).toHaveLength(1);
+    });
+    expect(backend.faults).not.toHaveProperty("echo");
+  });
 });

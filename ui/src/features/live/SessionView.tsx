@@ -1,12 +1,13 @@
 /**
- * An opened session: its command line and state, the handshake, the tool listings, the
- * timeline as it grows, and the call selected in it.
+ * An opened session: its command line and state, the handshake, the tool listings, the faults
+ * set for its server, the timeline as it grows, and the call selected in it.
  */
 import { useMemo, useState } from "react";
 
 import { formatCount } from "../../lib/format";
 import type { ProxySessionSummary } from "../../lib/ipc";
 import { CallDetail } from "./CallDetail";
+import { FaultControl } from "./FaultControl";
 import { Handshake } from "./Handshake";
 import { ReplayControl } from "./ReplayControl";
 import { endText, foldSession } from "./sessionModel";
@@ -77,6 +78,7 @@ export function SessionView({ summary, tail, now }: Props) {
               <ToolListings listings={model.listings} />
             </section>
           </div>
+          <FaultControl key={summary.name} name={summary.name} tools={model.listings.at(-1)?.names ?? []} />
           <div className="lv-calls">
             <section aria-label="Calls">
               <h4>

@@ -5,7 +5,19 @@
  */
 import { mockIPC } from "@tauri-apps/api/mocks";
 
-import type { CommandError, ProxyRecord, ProxyRecordBody, ProxyReplayReport, ProxySessionChunk, ProxySessionSummary, SessionCursor, Value } from "../../lib/ipc";
+import type {
+  CommandError,
+  Fault,
+  FaultChange,
+  ProxyRecord,
+  ProxyRecordBody,
+  ProxyReplayReport,
+  ProxySessionChunk,
+  ProxySessionSummary,
+  SessionCursor,
+  ToolSet,
+  Value,
+} from "../../lib/ipc";
 
 export function record(seq: number, body: ProxyRecordBody, ms = seq * 10): ProxyRecord {
   return { seq, at: `2026-01-01T12:00:${String(seq).padStart(2, "0")}.000000Z`, ms, body };
@@ -124,9 +136,16 @@ export interface LiveBackend {
   /** What `proxy_session_replay` answers, and the sessions it was asked to replay. */
   replay: ProxyReplayReport | null;
   replays: { name: string; id: string }[];
+  /** The fault plan every server shares here, and each change asked for. */
+  faults: Record<string, Fault>;
+  faultChanges: { name: string; tool: string; change: FaultChange }[];
+  /** The app's imported sets (for mocks). */
+  importedSets: ToolSet[];
 }
 
-export function installLiveBackend(overrides: Partial<Pick<LiveBackend, "sessions" | "roots" | "records" | "replay">> = {}): LiveBackend {
+export function installLiveBackend(
+  overrides: Partial<Pick<LiveBackend, "sessions" | "roots" | "records" | "replay" | "importedSets">> = {},
+): LiveBackend {
   const backend: LiveBackend = {
     sessions: [],
     roots: ["/home/me/.local/share/dev.toolscope.app/proxy", "/home/me/.local/share/toolscope/proxy"],
@@ -136,6 +155,9 @@ export function installLiveBackend(overrides: Partial<Pick<LiveBackend, "session
     lists: 0,
     replay: null,
     replays: [],
+    faults: {},
+    faultChanges: [],
+    importedSets: [],
     ...overrides,
   };
   const fail = (): never => {
@@ -172,6 +194,34 @@ export function installLiveBackend(overrides: Partial<Pick<LiveBackend, "session
         backend.replays.push({ name: args.name as string, id: args.id as string });
         if (backend.replay === null) return fail();
         return backend.replay;
+      case "proxy_faults_read":
+        return { path: `/faults/${String(args.name)}/faults.json`, plan: { tools: backend.faults } };
+      case "proxy_fault_set": {
+        const tool = args.tool as string;
+        const change = args.change as FaultChange;
+        backend.faultChanges.push({ name: args.name as string, tool, change });
+        if (change.kind === "clear") {
+          backend.faults = Object.fromEntries(Object.entries(backend.faults).filter(([name]) => name !== tool));
+        } else if (change.kind === "set") {
+          backend.faults = { ...backend.faults, [tool]: change.fault };
+        } else {
+          const mock = backend.importedSets.find((s) => s.name === change.set)?.mocks?.[change.definition];
+          if (!mock) throw new Error(`no mock ${change.set}/${change.definition}`);
+          backend.faults = { ...backend.faults, [tool]: { imported: { set: change.set, definition: change.definition, mock } } };
+        }
+        return { path: `/faults/${String(args.name)}/faults.json`, plan: { tools: backend.faults } };
+      }
+      case "imported_sets":
+        return backend.importedSets.map((set) => ({
+          name: set.name,
+          id: set.id,
+          origin: set.origin ?? "",
+          imported_at: set.imported_at,
+          definitions: set.definitions.length,
+          mocked: Object.keys(set.mocks ?? {}).length,
+        }));
+      case "imported_set":
+        return backend.importedSets.find((set) => set.name === args.name);
       default:
         throw new Error(`unexpected command ${cmd}`);
     }
