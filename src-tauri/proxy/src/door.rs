@@ -34,6 +34,15 @@ impl Refusal {
     }
 }
 
+/// A request header's value as text (what the door and the routes read); none when absent or
+/// not visible ASCII.
+pub fn header(headers: &hyper::HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
 /// A fresh random token: 244 random bits, URL-safe.
 pub fn new_token() -> String {
     format!(

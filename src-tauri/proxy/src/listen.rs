@@ -233,13 +233,7 @@ async fn handle(
     shared: Arc<Shared>,
     request: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
-    let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
+    let header = |name: &str| crate::door::header(request.headers(), name);
     if let Err(refusal) = shared.door.admit_bearer(
         header("host").as_deref(),
         header("origin").as_deref(),

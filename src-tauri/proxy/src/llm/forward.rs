@@ -53,13 +53,7 @@ pub(crate) async fn handle(
     shared: Arc<Shared>,
     request: Request<Incoming>,
 ) -> Result<Response<ProxyBody>, Infallible> {
-    let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
+    let header = |name: &str| crate::door::header(request.headers(), name);
     let (host, origin) = (header("host"), header("origin"));
     let path = request.uri().path().to_owned();
     let rest = match shared.door.admit(host.as_deref(), origin.as_deref(), &path) {
