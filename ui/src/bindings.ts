@@ -945,6 +945,12 @@ export type ProxyExitStatus = {
 	signal: number | null,
 };
 
+/**  A server's plan and where it is kept. */
+export type ProxyFaults = {
+	path: string,
+	plan: FaultPlan,
+};
+
 /**  One argument problem of an invalid call (`path` is a JSON pointer). */
 export type ProxyIssue = {
 	path: string,
@@ -968,12 +974,6 @@ export type ProxyRecord = {
 export type ProxyRecordBody = ({ type: "session"; session_id: string; name: string; argv: string[]; proxy_version: string; enforce: boolean; format: number }) & { action?: never; added?: never; bytes?: never; call_seq?: never; changed?: never; dir?: never; enforced?: never; error?: never; id?: never; issues?: never; kind?: never; latency_ms?: never; message?: never; message_seq?: never; msg?: never; names?: never; origin?: never; outcome?: never; page?: never; params?: never; progress?: never; reason?: never; removed?: never; request_id?: never; request_seq?: never; response_seq?: never; result?: never; since_session?: never; text?: never; token?: never; tool?: never; total?: never; unknown_tool?: never } | ({ type: "message"; dir: ProxyDirection; 
 /**  `proxy` on the answers the proxy gave itself. */
 origin: string | null; bytes: number; 
-/**  A server's plan and where it is kept. */
-export type ProxyFaults = {
-	path: string,
-	plan: FaultPlan,
-};
-
 /**  The JSON message as forwarded. */
 msg: Value | null; 
 /**  A line that was not JSON. */
