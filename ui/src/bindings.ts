@@ -172,11 +172,11 @@ export const commands = {
 	proxySessionRead: (name: string, id: string, from: SessionCursor) => typedError<ProxySessionChunk, CommandError>(__TAURI_INVOKE("proxy_session_read", { name, id, from })),
 	/**  Replays session `id` of server `name` against the server it recorded. */
 	proxySessionReplay: (name: string, id: string) => typedError<ProxyReplayReport, CommandError>(__TAURI_INVOKE("proxy_session_replay", { name, id })),
-};
-
 	proxyFaultsRead: (name: string) => typedError<ProxyFaults, CommandError>(__TAURI_INVOKE("proxy_faults_read", { name })),
 	/**  Sets or clears the fault of `tool` of server `name`, and gives the plan as it now is. */
 	proxyFaultSet: (name: string, tool: string, change: FaultChange) => typedError<ProxyFaults, CommandError>(__TAURI_INVOKE("proxy_fault_set", { name, tool, change })),
+};
+
 /* Types */
 /**  What the loop reports while it runs, in order (the Agent pane and the CLI draw from these). */
 export type AgentEvent = { type: "turn_started"; turn: number } | { type: "retry"; turn: number; attempt: number; of: number; wait_ms: number; reason: string } | 
@@ -528,8 +528,6 @@ export type ExportSource =
 /**  A call the pane holds (a parsed request), with its result once it ran. */
 { from: "call"; call: CallToExport; result: ToolExecutionResult | null };
 
-/**  Something an import has to say about one place in the input. */
-export type Finding = {
 /**  What happens to a call of one tool. */
 export type Fault = ({ delay_ms: number }) & { error?: never; imported?: never; mock?: never } | ({ error: InjectedError }) & { delay_ms?: never; imported?: never; mock?: never } | ({ mock: Value }) & { delay_ms?: never; error?: never; imported?: never } | ({ imported: ImportedMock }) & { delay_ms?: never; error?: never; mock?: never };
 
@@ -543,6 +541,8 @@ export type FaultPlan = {
 	tools?: { [key in string]: Fault },
 };
 
+/**  Something an import has to say about one place in the input. */
+export type Finding = {
 	/**
 	 *  A JSON pointer into the input (`/tools/3/function/parameters`), after `line N ` for
 	 *  JSON Lines.
@@ -628,8 +628,6 @@ export type ImportReport = {
 	warnings: string[],
 };
 
-export type Layout = {
-	/**  The pane shown at start: discovery, parser, executor, sources, agent, metrics or settings. */
 /**  An imported tool's mock, as it was when the fault was set. */
 export type ImportedMock = {
 	/**  The imported set and the definition the mock belongs to (what the person is told). */
@@ -655,6 +653,8 @@ export type InjectedErrorKind =
 /**  A result with `isError: true`: the tool ran and failed. */
 "tool_error";
 
+export type Layout = {
+	/**  The pane shown at start: discovery, parser, executor, sources, agent, metrics or settings. */
 	active_pane?: string,
 	/**  Width of the Discovery list as a fraction of the window (0.2 – 0.8). */
 	discovery_split?: number | null,

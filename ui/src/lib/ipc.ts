@@ -224,6 +224,6 @@ export const ipc = {
   proxySessionsList: () => unwrap(commands.proxySessionsList()),
   proxySessionRead: (name: string, id: string, from: SessionCursor) => unwrap(commands.proxySessionRead(name, id, from)),
   proxySessionReplay: (name: string, id: string) => unwrap(commands.proxySessionReplay(name, id)),
-};
   proxyFaultsRead: (name: string) => unwrap(commands.proxyFaultsRead(name)),
   proxyFaultSet: (name: string, tool: string, change: FaultChange) => unwrap(commands.proxyFaultSet(name, tool, change)),
+};
