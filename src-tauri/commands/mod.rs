@@ -14,6 +14,7 @@ pub mod imported;
 pub mod metrics;
 pub mod parser;
 pub mod proxy_faults;
+pub mod proxy_records;
 pub mod proxy_replay;
 pub mod proxy_sessions;
 pub mod settings;
