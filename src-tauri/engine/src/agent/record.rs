@@ -7,10 +7,12 @@
 //! a timeline can be drawn from the file alone. Secrets the run knows (the endpoint's key) are
 //! scrubbed from every line before it is written, whatever field they turn up in.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -332,7 +334,7 @@ impl ConversationStore {
                 if summaries.iter().any(|s| s.id == id) {
                     continue;
                 }
-                let Some(summary) = summarise(&self.load(id)?) else {
+                let Some(summary) = summary_of(&path, || self.load(id))? else {
                     continue;
                 };
                 let haystack = format!("{} {}", summary.task, summary.model).to_lowercase();
@@ -397,6 +399,38 @@ fn parse_line(content: &[u8]) -> Result<TimedRecord, String> {
 }
 
 /// The list line of a conversation; `None` for a file without its start record.
+/// A file's summary as of its length and modification time: the Agent pane lists the
+/// conversations every few seconds while a proxied one may be growing, and reading every file
+/// whole each time would grow with the whole history. Process-wide, so every store shares it.
+type SummaryCache = HashMap<PathBuf, (u64, Option<SystemTime>, Option<ConversationSummary>)>;
+
+fn summary_of(
+    path: &Path,
+    load: impl FnOnce() -> Result<LoadedConversation, ConversationError>,
+) -> Result<Option<ConversationSummary>, ConversationError> {
+    static CACHE: OnceLock<Mutex<SummaryCache>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    let stamp = fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.len(), meta.modified().ok()));
+    if let Some((len, modified)) = stamp {
+        let cached = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((l, m, summary)) = cached.get(path) {
+            if *l == len && *m == modified && modified.is_some() {
+                return Ok(summary.clone());
+            }
+        }
+    }
+    let summary = summarise(&load()?);
+    if let Some((len, modified)) = stamp {
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(path.to_owned(), (len, modified, summary.clone()));
+    }
+    Ok(summary)
+}
+
 pub fn summarise(conversation: &LoadedConversation) -> Option<ConversationSummary> {
     let mut records = conversation.records.iter().map(|r| &r.record);
     let (started_at_ms, task, model, proxied) = match records.next()? {
@@ -467,6 +501,38 @@ mod tests {
         })
         .expect("append");
         log.id().to_owned()
+    }
+
+    #[test]
+    fn a_listed_summary_follows_a_conversation_as_it_grows() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = ConversationStore::new(dir.path());
+        let log = store.create(&[]).expect("create");
+        log.append(Record::Proxied {
+            id: log.id().to_owned(),
+            started_at_ms: 1,
+            first_message: "grows".to_owned(),
+            model: ModelInfo {
+                wire: "openai_chat".to_owned(),
+                base_url: "http://127.0.0.1:9/v1".to_owned(),
+                model: "m".to_owned(),
+                native_protocol: "openai_chat".to_owned(),
+            },
+            upstream: "http://127.0.0.1:9/v1".to_owned(),
+            tools: Vec::new(),
+        })
+        .expect("append");
+        let turns = || store.list("").expect("list")[0].turns;
+        assert_eq!(turns(), 0);
+        assert_eq!(turns(), 0, "the cached summary of an unchanged file");
+        for turn in 1..=2 {
+            log.append(Record::Request {
+                turn,
+                body: Value::Null,
+            })
+            .expect("append");
+            assert_eq!(turns(), turn, "a grown file is read again");
+        }
     }
 
     #[test]

@@ -33,10 +33,10 @@ function ParserDraftProbe() {
   );
 }
 
-function renderPane() {
+function renderPane(pollMs?: number) {
   return render(
     <WorkbenchProvider initialPane="agent">
-      <AgentPane active />
+      <AgentPane active pollMs={pollMs} />
       <ParserDraftProbe />
     </WorkbenchProvider>,
   );
@@ -584,5 +584,40 @@ describe("recorded conversations", () => {
     const opened = await screen.findByTestId("agent-recorded");
     expect(opened.textContent).toContain("recorded by the model proxy on its way to http://127.0.0.1:8000/v1");
     expect(opened.textContent).toContain("get_weather");
+  });
+
+  it("shows a watched conversation's new turns as the model proxy records them", async () => {
+    const summary = (turns: number): ConversationSummary => ({
+      id: "px",
+      started_at_ms: 3_000_000,
+      task: "Weather in Oslo?",
+      model: "qwen3",
+      turns,
+      tool_calls: 0,
+      proxied: true,
+      ended: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    });
+    const turn = (n: number, text: string): TimedRecord[] => [
+      { t_ms: n * 10, type: "request", turn: n, body: {} },
+      { t_ms: n * 10 + 5, type: "reply", turn: n, reply: { text, reasoning: "", calls: [], finish_reason: "stop", usage: null }, timing: { first_token_ms: 1, first_call_ms: null, total_ms: 5 } },
+    ];
+    const records: TimedRecord[] = [
+      { t_ms: 0, type: "proxied", id: "px", started_at_ms: 3_000_000, first_message: "Weather in Oslo?", model: MODEL, upstream: "http://127.0.0.1:8000/v1", tools: [] },
+      ...turn(1, "Let me think."),
+    ];
+    const backend = installAgentBackend({ conversations: [summary(1)], records: { px: records } });
+    renderPane(20);
+    fireEvent.click(within((await screen.findAllByTestId("conversation-row"))[0] ?? document.body).getByTestId("conversation-open"));
+    const opened = await screen.findByTestId("agent-recorded");
+    expect(within(opened).getAllByTestId("agent-turn")).toHaveLength(1);
+
+    // The agent takes a second turn through the proxy: the list and the opened view follow.
+    records.push(...turn(2, "It is sunny in Oslo."));
+    backend.conversations = [summary(2)];
+    await waitFor(() => {
+      expect(within(screen.getByTestId("agent-recorded")).getAllByTestId("agent-turn")).toHaveLength(2);
+    });
+    expect(screen.getByTestId("agent-recorded").textContent).toContain("It is sunny in Oslo.");
   });
 });

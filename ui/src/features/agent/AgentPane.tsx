@@ -20,11 +20,11 @@ import { useConversations } from "./useConversations";
 import { useProfiles } from "./useProfiles";
 import "./agent.css";
 
-export function AgentPane({ active }: { active: boolean }) {
+export function AgentPane({ active, pollMs }: { active: boolean; pollMs?: number | undefined }) {
   const profiles = useProfiles();
   const catalog = useCatalog(active);
   const [query, setQuery] = useState("");
-  const conversations = useConversations(query, active);
+  const conversations = useConversations(query, active, pollMs);
   const run = useAgentRun(conversations.refresh);
   const [draft, setDraft] = useState<DraftSettings>(INITIAL_DRAFT);
   const [notice, setNotice] = useState<string | null>(null);

@@ -1,15 +1,25 @@
 /**
  * The recorded conversations: the list (newest first, filtered by a debounced query), the one
  * opened (its records folded into a {@link Conversation}), its replay by today's parsers, and
- * deleting one.
+ * deleting one. While the pane is shown the list is read again every few seconds, so what the
+ * model proxy records appears as it happens; an opened proxied conversation that changed is
+ * read again with it (each turn as the agent takes it).
  */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 
 import { errorMessage, ipc, type ConversationSummary, type ReplayedTurn, type SkippedLine } from "../../lib/ipc";
 import type { Conversation } from "./conversationModel";
 import { fromRecords } from "./records";
 
 const SEARCH_DELAY_MS = 200;
+/** How often the list is read again while shown (the backend answers from cached summaries). */
+export const LIST_POLL_MS = 2000;
+
+/** What changes in a summary when a conversation grows. */
+function growth(summary: ConversationSummary | undefined): string {
+  if (!summary) return "";
+  return JSON.stringify([summary.turns, summary.tool_calls, summary.ended, summary.usage]);
+}
 
 export interface Opened {
   id: string;
@@ -34,7 +44,7 @@ export interface ConversationsView {
   remove: (id: string) => Promise<string | null>;
 }
 
-export function useConversations(query: string, active: boolean): ConversationsView {
+export function useConversations(query: string, active: boolean, pollMs = LIST_POLL_MS): ConversationsView {
   const [list, setList] = useState<ConversationSummary[] | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -77,10 +87,53 @@ export function useConversations(query: string, active: boolean): ConversationsV
     setVersion((n) => n + 1);
   }, []);
 
+  // The opened conversation and how grown it was when read, for the poll to read it again.
+  const watched = useRef<{ id: string; growth: string } | null>(null);
+
+  const reload = useCallback((id: string) => {
+    ipc.conversationLoad(id).then(
+      (loaded) => {
+        if (watched.current?.id !== id) return;
+        setOpened({ id: loaded.id, conversation: fromRecords(loaded.records), skipped: loaded.skipped });
+      },
+      // A failed re-read leaves what is shown; the next poll tries again.
+      () => undefined,
+    );
+  }, []);
+
+  useEffect(() => {
+    if (!active) return;
+    let live = true;
+    const trimmed = query.trim();
+    const timer = window.setInterval(() => {
+      ipc.conversationsList(trimmed === "" ? null : trimmed).then(
+        (found) => {
+          if (!live) return;
+          setList(found);
+          const seen = watched.current;
+          if (seen === null) return;
+          const summary = found.find((c) => c.id === seen.id);
+          const now = growth(summary);
+          if (summary?.proxied === true && now !== seen.growth) {
+            watched.current = { id: seen.id, growth: now };
+            reload(seen.id);
+          }
+        },
+        // The next poll tries again; the list shown stays.
+        () => undefined,
+      );
+    }, pollMs);
+    return () => {
+      live = false;
+      window.clearInterval(timer);
+    };
+  }, [query, active, pollMs, reload]);
+
   const open = useCallback((id: string) => {
     setOpening(id);
     setOpenError(null);
     setReplay(null);
+    watched.current = { id, growth: growth(list?.find((c) => c.id === id)) };
     ipc.conversationLoad(id).then(
       (loaded) => {
         setOpened({ id: loaded.id, conversation: fromRecords(loaded.records), skipped: loaded.skipped });
@@ -91,9 +144,10 @@ export function useConversations(query: string, active: boolean): ConversationsV
         setOpening(null);
       },
     );
-  }, []);
+  }, [list]);
 
   const close = useCallback(() => {
+    watched.current = null;
     setOpened(null);
     setReplay(null);
   }, []);
@@ -117,6 +171,7 @@ export function useConversations(query: string, active: boolean): ConversationsV
       try {
         await ipc.conversationDelete(id);
         if (openedId === id) {
+          watched.current = null;
           setOpened(null);
           setReplay(null);
         }
