@@ -35,6 +35,9 @@ use crate::record::EndReason;
 use crate::stdio::{write_line, AgentOut, StdioOutcome};
 use crate::tap::{Ending, Tap, Verdict};
 
+#[path = "http_upstream_stream.rs"]
+mod server_stream;
+
 /// JSON-RPC error code for requests the HTTP server refused or could not be sent.
 pub const UPSTREAM_FAILED: i64 = -32000;
 
@@ -244,11 +247,11 @@ where
                 // It is opened before `initialized` goes on, so nothing the server says in
                 // reply to it (a list_changed) is sent before anyone listens.
                 if listener.is_none() && initialized_note {
-                    if let Some(stream) = open_stream(&upstream).await {
+                    if let Ok(stream) = server_stream::open(&upstream, None).await {
                         let (upstream, tap, out) = (upstream.clone(), tap.clone(), out.clone());
-                        listener = Some(tokio::spawn(async move {
-                            pass_on(&upstream, &tap, &out, stream).await;
-                        }));
+                        listener = Some(tokio::spawn(server_stream::keep_listening(
+                            upstream, tap, out, stream,
+                        )));
                     }
                 }
                 let post = post(upstream.clone(), tap.clone(), out.clone(), line, message);
@@ -375,16 +378,6 @@ async fn post<W: AsyncWrite + Unpin>(
     pass_on(&upstream, &tap, &out, response).await;
 }
 
-/// The `GET` stream of server-initiated messages, once the server answered it; a server
-/// without one says 405.
-async fn open_stream(upstream: &Upstream) -> Option<reqwest::Response> {
-    let response = upstream
-        .send(|| upstream.request(reqwest::Method::GET, "text/event-stream"))
-        .await
-        .ok()?;
-    response.status().is_success().then_some(response)
-}
-
 /// Writes each message of a JSON or SSE answer to the agent, recorded first.
 async fn pass_on<W: AsyncWrite + Unpin>(
     upstream: &Upstream,
@@ -392,6 +385,18 @@ async fn pass_on<W: AsyncWrite + Unpin>(
     out: &AgentOut<W>,
     response: reqwest::Response,
 ) {
+    pass_on_with(upstream, tap, out, response, &mut SseReader::default()).await;
+}
+
+/// As [`pass_on`], reading an SSE answer with `reader` (whose last event id and retry delay
+/// the `GET` stream needs to reconnect); false once the agent is gone.
+async fn pass_on_with<W: AsyncWrite + Unpin>(
+    upstream: &Upstream,
+    tap: &Tap,
+    out: &AgentOut<W>,
+    response: reqwest::Response,
+    reader: &mut SseReader,
+) -> bool {
     let streamed = response
         .headers()
         .get("content-type")
@@ -400,12 +405,11 @@ async fn pass_on<W: AsyncWrite + Unpin>(
     if !streamed {
         if let Ok(body) = response.bytes().await {
             if !body.iter().all(u8::is_ascii_whitespace) {
-                let _ = deliver(upstream, tap, out, &body).await;
+                return deliver(upstream, tap, out, &body).await.is_ok();
             }
         }
-        return;
+        return true;
     }
-    let mut reader = SseReader::default();
     let mut events = Vec::new();
     let mut body = response.bytes_stream();
     while let Some(Ok(piece)) = body.next().await {
@@ -414,14 +418,17 @@ async fn pass_on<W: AsyncWrite + Unpin>(
             if !data.trim().is_empty()
                 && deliver(upstream, tap, out, data.as_bytes()).await.is_err()
             {
-                return;
+                return false;
             }
         }
     }
     reader.finish(&mut events);
     for data in events.drain(..).filter(|d| !d.trim().is_empty()) {
-        let _ = deliver(upstream, tap, out, data.as_bytes()).await;
+        if deliver(upstream, tap, out, data.as_bytes()).await.is_err() {
+            return false;
+        }
     }
+    true
 }
 
 async fn deliver<W: AsyncWrite + Unpin>(

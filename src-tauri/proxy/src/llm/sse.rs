@@ -8,6 +8,10 @@
 pub struct SseReader {
     pending: Vec<u8>,
     data: Option<String>,
+    /// The last `id:` seen (the stream's "last event ID", sent back when reconnecting).
+    last_id: Option<String>,
+    /// The last `retry:` the server asked for, in milliseconds.
+    retry_ms: Option<u64>,
 }
 
 impl SseReader {
@@ -44,6 +48,16 @@ impl SseReader {
         events.extend(self.data.take());
     }
 
+    /// The stream's last event ID so far, for `Last-Event-ID` on a reconnection.
+    pub fn last_id(&self) -> Option<&str> {
+        self.last_id.as_deref().filter(|id| !id.is_empty())
+    }
+
+    /// How long the server asked a client to wait before reconnecting, if it said.
+    pub fn retry_ms(&self) -> Option<u64> {
+        self.retry_ms
+    }
+
     fn line(&mut self, line: &str, events: &mut Vec<String>) {
         if line.is_empty() {
             events.extend(self.data.take());
@@ -53,7 +67,13 @@ impl SseReader {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line, ""),
         };
-        if field == "data" {
+        if field == "id" && !value.contains('\0') {
+            self.last_id = Some(value.to_owned());
+        } else if field == "retry" {
+            if let Ok(ms) = value.parse() {
+                self.retry_ms = Some(ms);
+            }
+        } else if field == "data" {
             match &mut self.data {
                 Some(data) => {
                     data.push('\n');
@@ -77,6 +97,20 @@ mod tests {
         }
         reader.finish(&mut events);
         events
+    }
+
+    #[test]
+    fn the_last_event_id_and_the_retry_delay_are_kept() {
+        let mut reader = SseReader::default();
+        let mut events = Vec::new();
+        reader.push(b"retry: 250\nid: 7\ndata: a\n\ndata: b\n\n", &mut events);
+        assert_eq!(events, ["a", "b"]);
+        assert_eq!(
+            (reader.last_id(), reader.retry_ms()),
+            (Some("7"), Some(250))
+        );
+        reader.push(b"id\ndata: c\n\n", &mut events);
+        assert_eq!(reader.last_id(), None, "an empty id resets it");
     }
 
     #[test]
