@@ -3,6 +3,8 @@
 //! through the proxy is the answer it gets from the same server over stdio, progress and an
 //! elicitation included; the record holds every message with what it meant; and a server that
 //! cannot be reached answers each request with a JSON-RPC error instead of leaving it hanging.
+//! A server that only speaks the older HTTP+SSE transport (server-everything's `sse` mode) is
+//! found out and spoken to in it, with the same answers.
 
 mod proxy_support;
 
@@ -26,13 +28,14 @@ impl Drop for HttpServer {
     }
 }
 
-fn http_server(script: &str) -> HttpServer {
+/// server-everything in `mode` (`streamableHttp`, or `sse`: the older HTTP+SSE transport).
+fn http_server(script: &str, mode: &str) -> HttpServer {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free port");
     let mut child = Command::new(node())
-        .args([script, "streamableHttp"])
+        .args([script, mode])
         .env("PORT", port.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -42,7 +45,8 @@ fn http_server(script: &str) -> HttpServer {
     let (ready, listening) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.contains("listening on port") {
+            // The two modes announce themselves in their own words.
+            if line.contains("listening on port") || line.contains("Server is running on port") {
                 let _ = ready.send(());
             }
         }
@@ -138,7 +142,7 @@ fn an_http_server_answers_through_the_proxy_as_it_does_over_stdio() {
     let over_stdio = conversation(&mut direct);
     direct.finish();
 
-    let server = http_server(&script);
+    let server = http_server(&script, "streamableHttp");
     let home = tempfile::tempdir().expect("tempdir");
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
     let mut proxied = Peer::start(url_command(home.path(), &url));
@@ -238,4 +242,59 @@ fn a_server_that_cannot_be_reached_answers_each_request_with_an_error() {
         .find(|r| r["type"] == "message" && r["origin"] == "proxy")
         .expect("the proxy's answer is recorded as its own");
     assert_eq!(from_proxy["msg"]["id"], 0);
+}
+
+#[test]
+fn a_server_on_the_older_http_sse_transport_answers_as_over_stdio() {
+    let Some(script) = everything_script() else {
+        return;
+    };
+    let mut direct = Peer::start(direct_command(&[
+        node(),
+        script.clone(),
+        "stdio".to_owned(),
+    ]));
+    let over_stdio = conversation(&mut direct);
+    direct.finish();
+
+    let server = http_server(&script, "sse");
+    let home = tempfile::tempdir().expect("tempdir");
+    let url = format!("http://127.0.0.1:{}/sse", server.port);
+    let mut proxied = Peer::start(url_command(home.path(), &url));
+    let over_sse = conversation(&mut proxied);
+    let (code, received) = proxied.finish();
+    assert_eq!(code, Some(0), "the agent closed: a normal end");
+    assert_eq!(over_sse.len(), 8);
+    for ((id, stdio), (_, sse)) in over_stdio.iter().zip(&over_sse) {
+        let strip = |answer: &Value| {
+            let mut answer = answer.clone();
+            if let Some(result) = answer["result"].as_object_mut() {
+                result.remove("instructions");
+            }
+            answer
+        };
+        assert_eq!(strip(sse), strip(stdio), "answer to request {id}");
+    }
+    let received: Vec<Value> = received.iter().map(|l| parse(l)).collect();
+    assert!(
+        received
+            .iter()
+            .any(|m| m["method"] == "notifications/progress"),
+        "progress arrives on the event stream"
+    );
+    let records = record(home.path(), "remote");
+    let recorded = messages(&records, "server_to_agent");
+    let first_difference = recorded
+        .iter()
+        .zip(&received)
+        .position(|(r, a)| r != a)
+        .unwrap_or(recorded.len().min(received.len()));
+    assert_eq!(
+        recorded,
+        received,
+        "every message the agent received, in order; first difference at {first_difference}: \
+         recorded {:?}, received {:?}",
+        recorded.get(first_difference),
+        received.get(first_difference)
+    );
 }

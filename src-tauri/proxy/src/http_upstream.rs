@@ -32,9 +32,11 @@ use crate::error::ProxyError;
 use crate::llm::sse::SseReader;
 use crate::message::on_one_line;
 use crate::record::EndReason;
-use crate::stdio::{write_line, AgentOut, StdioOutcome};
+use crate::stdio::{write_to, AgentOut, StdioOutcome};
 use crate::tap::{Ending, Tap, Verdict};
 
+#[path = "http_upstream_legacy.rs"]
+mod legacy;
 #[path = "http_upstream_stream.rs"]
 mod server_stream;
 
@@ -87,12 +89,19 @@ struct Session {
     initialize_id: Option<Value>,
     /// The `initialize` answer arrived: later requests may be sent concurrently.
     initialized: bool,
+    /// Where to post with the older HTTP+SSE transport, once the server said ([`legacy`]).
+    legacy_endpoint: Option<String>,
 }
 
 struct Upstream {
     client: reqwest::Client,
     options: HttpOptions,
     session: Mutex<Session>,
+    /// The older transport's event stream, read until the session ends.
+    legacy_listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Set when the session ends: streams being read stop between two messages, so none is
+    /// recorded without reaching the agent (an abort could fall between the two).
+    stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl Upstream {
@@ -101,10 +110,12 @@ impl Upstream {
     }
 
     fn request(&self, method: reqwest::Method, accept: &str) -> reqwest::RequestBuilder {
-        let mut request = self
-            .client
-            .request(method, &self.options.url)
-            .header("accept", accept);
+        let legacy = self.session().legacy_endpoint.clone();
+        let url = match legacy {
+            Some(endpoint) if method == reqwest::Method::POST => endpoint,
+            _ => self.options.url.clone(),
+        };
+        let mut request = self.client.request(method, url).header("accept", accept);
         for (name, value) in &self.options.headers {
             request = request.header(name, value);
         }
@@ -196,6 +207,8 @@ where
         client,
         options,
         session: Mutex::new(Session::default()),
+        legacy_listener: Mutex::new(None),
+        stop: tokio::sync::watch::Sender::new(false),
     });
     let out: AgentOut<W> = Arc::new(tokio::sync::Mutex::new(agent_out));
     let mut in_flight = JoinSet::new();
@@ -207,20 +220,28 @@ where
             line = agent_lines.recv() => line,
         };
         let Some(line) = line else { break None };
-        let verdict = tap.agent_message(&line);
-        match verdict {
-            Verdict::Answer(answer) => {
-                if write_line(&out, &answer).await.is_err() {
+        let verdict = {
+            // An answer of the proxy's own is recorded and written under one hold of the
+            // writer (see `write_to`).
+            let mut agent = out.lock().await;
+            let verdict = tap.agent_message(&line);
+            if let Verdict::Answer(answer) = &verdict {
+                if write_to(&mut *agent, answer).await.is_err() {
                     break None;
                 }
             }
+            verdict
+        };
+        match verdict {
+            Verdict::Answer(_) => {}
             Verdict::AnswerAfter(delay, answer) => {
                 let (tap, out) = (tap.clone(), out.clone());
                 in_flight.spawn(async move {
                     tokio::time::sleep(delay).await;
+                    let mut agent = out.lock().await;
                     tap.proxy_answer(&answer);
                     // An agent gone by then is noticed by the reading side.
-                    let _ = write_line(&out, &answer).await;
+                    let _ = write_to(&mut *agent, &answer).await;
                 });
             }
             Verdict::Delay(delay) => {
@@ -246,7 +267,8 @@ where
                 // Server-initiated messages come on the GET stream once the session is set up.
                 // It is opened before `initialized` goes on, so nothing the server says in
                 // reply to it (a list_changed) is sent before anyone listens.
-                if listener.is_none() && initialized_note {
+                let legacy = upstream.session().legacy_endpoint.is_some();
+                if listener.is_none() && initialized_note && !legacy {
                     if let Ok(stream) = server_stream::open(&upstream, None).await {
                         let (upstream, tap, out) = (upstream.clone(), tap.clone(), out.clone());
                         listener = Some(tokio::spawn(server_stream::keep_listening(
@@ -267,21 +289,42 @@ where
             }
         }
     };
-    if let Some(listener) = &listener {
-        listener.abort();
-    }
+    let legacy = upstream
+        .legacy_listener
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    // Streams still being read end between two messages once told to, else are cut.
+    let stop_reading = |in_flight: &mut JoinSet<()>| {
+        upstream.stop.send_replace(true);
+        let mut in_flight = std::mem::take(in_flight);
+        async move {
+            let ended = async { while in_flight.join_next().await.is_some() {} };
+            if tokio::time::timeout(Duration::from_secs(1), ended)
+                .await
+                .is_err()
+            {
+                in_flight.abort_all();
+            }
+        }
+    };
     let reason = if signal.is_some() {
-        in_flight.abort_all();
+        stop_reading(&mut in_flight).await;
         EndReason::Signal
     } else {
-        // Requests in flight may still be answered; the GET stream never ends by itself.
-        let _ = tokio::time::timeout(grace, async {
+        // Requests in flight may still be answered: on their own streams, or with the older
+        // transport on its event stream (where each POST is done once accepted).
+        let answered = async {
             while in_flight.join_next().await.is_some() {}
-        })
-        .await;
-        in_flight.abort_all();
-        // The spec asks clients to end the session they no longer need.
-        if upstream.session().id.is_some() {
+            while legacy.is_some() && tap.unanswered() > 0 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        let _ = tokio::time::timeout(grace, answered).await;
+        stop_reading(&mut in_flight).await;
+        // The spec asks clients to end the session they no longer need (the older transport
+        // ends it by closing its stream, below).
+        if upstream.session().id.is_some() && legacy.is_none() {
             let _ = tokio::time::timeout(
                 Duration::from_secs(2),
                 upstream
@@ -291,6 +334,14 @@ where
         }
         EndReason::AgentClosed
     };
+    for mut reading in listener.into_iter().chain(legacy) {
+        if tokio::time::timeout(Duration::from_secs(1), &mut reading)
+            .await
+            .is_err()
+        {
+            reading.abort();
+        }
+    }
     tap.end(
         reason,
         &Ending {
@@ -307,7 +358,7 @@ where
 }
 
 /// Sends one agent message and passes on what comes back.
-async fn post<W: AsyncWrite + Unpin>(
+async fn post<W: AsyncWrite + Unpin + Send + 'static>(
     upstream: Arc<Upstream>,
     tap: Arc<Tap>,
     out: AgentOut<W>,
@@ -353,6 +404,20 @@ async fn post<W: AsyncWrite + Unpin>(
         upstream.session().id.get_or_insert_with(|| id.to_owned());
     }
     let status = response.status();
+    let is_initialize = message
+        .as_ref()
+        .is_some_and(|m| m["method"] == "initialize");
+    if is_initialize && legacy::may_be_older(status.as_u16()) {
+        match legacy::start(&upstream, &tap, &out, body).await {
+            // Its answer comes on the event stream.
+            Ok(()) => return,
+            Err(why) => eprintln!(
+                "toolscope proxy: HTTP {} to initialize, and not the older HTTP+SSE transport \
+                 either: {why}",
+                status.as_u16()
+            ),
+        }
+    }
     if !status.is_success() {
         let body = response.text().await.unwrap_or_default();
         let excerpt: String = body.chars().take(500).collect();
@@ -403,16 +468,34 @@ async fn pass_on_with<W: AsyncWrite + Unpin>(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
     if !streamed {
+        // `202 Accepted` answers a notification or a response (the older transport: every
+        // message) and carries no message; some servers still say "Accepted" in its body.
+        if response.status() == reqwest::StatusCode::ACCEPTED {
+            return true;
+        }
         if let Ok(body) = response.bytes().await {
-            if !body.iter().all(u8::is_ascii_whitespace) {
+            if serde_json::from_slice::<Value>(&body).is_ok() {
                 return deliver(upstream, tap, out, &body).await.is_ok();
+            }
+            if !body.iter().all(u8::is_ascii_whitespace) {
+                // Not a message: on the agent's stdout it would break its JSON-RPC reader.
+                let excerpt: String = String::from_utf8_lossy(&body).chars().take(200).collect();
+                eprintln!(
+                    "toolscope proxy: the server answered with something not JSON: {excerpt}"
+                );
             }
         }
         return true;
     }
     let mut events = Vec::new();
     let mut body = response.bytes_stream();
-    while let Some(Ok(piece)) = body.next().await {
+    let mut stop = upstream.stop.subscribe();
+    loop {
+        let piece = tokio::select! {
+            piece = body.next() => piece,
+            _ = stop.wait_for(|stopped| *stopped) => return true,
+        };
+        let Some(Ok(piece)) = piece else { break };
         reader.push(&piece, &mut events);
         for data in events.drain(..) {
             if !data.trim().is_empty()
@@ -447,8 +530,9 @@ async fn deliver<W: AsyncWrite + Unpin>(
         upstream.observe_server(value);
     }
     line.push(b'\n');
+    let mut agent = out.lock().await;
     tap.server_message(&line);
-    write_line(out, &line).await
+    write_to(&mut *agent, &line).await
 }
 
 async fn fail<W: AsyncWrite + Unpin>(
@@ -460,8 +544,9 @@ async fn fail<W: AsyncWrite + Unpin>(
 ) {
     match request_id {
         Some(id) => {
+            let mut agent = out.lock().await;
             let answer = tap.answer_request(id, UPSTREAM_FAILED, message, data);
-            let _ = write_line(out, &answer).await;
+            let _ = write_to(&mut *agent, &answer).await;
         }
         // A notification or a response has no one to answer: the record and stderr say it.
         None => eprintln!("toolscope proxy: {message}"),

@@ -73,8 +73,12 @@ pub(super) async fn keep_listening<W: AsyncWrite + Unpin + Send + 'static>(
             .map_or(DEFAULT_RETRY, Duration::from_millis)
             .min(MAX_RETRY);
         let mut failures = 0;
+        let mut stop = upstream.stop.subscribe();
         stream = loop {
-            tokio::time::sleep(wait).await;
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                _ = stop.wait_for(|stopped| *stopped) => return,
+            }
             // As an EventSource does, the last id holds across connections until a new one
             // (the reader was flushed when the stream ended, so no half event carries over).
             let last_id = reader.last_id().map(str::to_owned);

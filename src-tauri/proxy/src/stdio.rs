@@ -146,9 +146,19 @@ pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
     out: &AgentOut<W>,
     line: &[u8],
 ) -> std::io::Result<()> {
-    let mut out = out.lock().await;
-    out.write_all(line).await?;
-    out.flush().await
+    write_to(&mut *out.lock().await, line).await
+}
+
+/// Writes one line to the agent's writer, held by the caller. A line is recorded and written
+/// under one hold of the writer: lines that several tasks send (the server's, the answers the
+/// proxy makes up, each HTTP request's stream) then reach the record in the order the agent
+/// receives them.
+pub(crate) async fn write_to<W: AsyncWrite + Unpin>(
+    agent: &mut W,
+    line: &[u8],
+) -> std::io::Result<()> {
+    agent.write_all(line).await?;
+    agent.flush().await
 }
 
 async fn agent_to_server<W: AsyncWrite + Unpin + Send + 'static>(
@@ -160,7 +170,17 @@ async fn agent_to_server<W: AsyncWrite + Unpin + Send + 'static>(
     // Shared with the delayed forwards of a fault plan, which write when their time comes.
     let server_in = Arc::new(tokio::sync::Mutex::new(server_in));
     while let Some(line) = lines.recv().await {
-        match tap.agent_message(&line) {
+        let verdict = {
+            let mut agent = out.lock().await;
+            let verdict = tap.agent_message(&line);
+            if let Verdict::Answer(answer) = &verdict {
+                if write_to(&mut *agent, answer).await.is_err() {
+                    return AgentEnd::AgentGone;
+                }
+            }
+            verdict
+        };
+        match verdict {
             Verdict::Forward => {
                 if send_to_server(&server_in, &line).await.is_err() {
                     return AgentEnd::ServerGone;
@@ -174,18 +194,16 @@ async fn agent_to_server<W: AsyncWrite + Unpin + Send + 'static>(
                     let _ = send_to_server(&server_in, &line).await;
                 });
             }
-            Verdict::Answer(answer) => {
-                if write_line(&out, &answer).await.is_err() {
-                    return AgentEnd::AgentGone;
-                }
-            }
+            // Written above, with its record.
+            Verdict::Answer(_) => {}
             Verdict::AnswerAfter(delay, answer) => {
                 let (tap, out) = (tap.clone(), out.clone());
                 tokio::spawn(async move {
                     tokio::time::sleep(delay).await;
+                    let mut agent = out.lock().await;
                     tap.proxy_answer(&answer);
                     // An agent gone by then is noticed by the reading side.
-                    let _ = write_line(&out, &answer).await;
+                    let _ = write_to(&mut *agent, &answer).await;
                 });
             }
         }
@@ -214,8 +232,9 @@ async fn server_to_agent<W: AsyncWrite + Unpin>(
         match reader.read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => return ServerEnd::Eof,
             Ok(_) => {
+                let mut agent = out.lock().await;
                 tap.server_message(&line);
-                if write_line(&out, &line).await.is_err() {
+                if write_to(&mut *agent, &line).await.is_err() {
                     return ServerEnd::AgentGone;
                 }
             }

@@ -102,6 +102,11 @@ impl Tap {
         &self.recorder
     }
 
+    /// How many of the agent's requests the server has not answered yet.
+    pub fn unanswered(&self) -> usize {
+        self.lock().observer.pending_agent_requests().len()
+    }
+
     /// The first record that could not be written, if any.
     pub fn failure(&self) -> Option<String> {
         self.lock().failure.clone()

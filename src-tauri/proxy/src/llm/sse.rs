@@ -8,6 +8,11 @@
 pub struct SseReader {
     pending: Vec<u8>,
     data: Option<String>,
+    /// The `event:` of the event being read (`message` when it names none).
+    kind: Option<String>,
+    /// Each dispatched event's kind, in step with the data pushed, when asked for
+    /// ([`Self::push_typed`]).
+    kinds: Vec<String>,
     /// The last `id:` seen (the stream's "last event ID", sent back when reconnecting).
     last_id: Option<String>,
     /// The last `retry:` the server asked for, in milliseconds.
@@ -15,8 +20,21 @@ pub struct SseReader {
 }
 
 impl SseReader {
+    /// As [`Self::push`], with each event's kind (`event:`, `message` by default): the older
+    /// HTTP+SSE transport names its first event `endpoint`.
+    pub fn push_typed(&mut self, bytes: &[u8], events: &mut Vec<(String, String)>) {
+        let mut data = Vec::new();
+        self.read(bytes, &mut data);
+        events.extend(self.kinds.drain(..).zip(data));
+    }
+
     /// Reads `bytes`; each event they complete is pushed onto `events` (its data).
     pub fn push(&mut self, bytes: &[u8], events: &mut Vec<String>) {
+        self.read(bytes, events);
+        self.kinds.clear();
+    }
+
+    fn read(&mut self, bytes: &[u8], events: &mut Vec<String>) {
         self.pending.extend_from_slice(bytes);
         let mut start = 0;
         while let Some(offset) = self.pending[start..]
@@ -46,6 +64,8 @@ impl SseReader {
             self.line(&line, events);
         }
         events.extend(self.data.take());
+        self.kind = None;
+        self.kinds.clear();
     }
 
     /// The stream's last event ID so far, for `Last-Event-ID` on a reconnection.
@@ -60,14 +80,21 @@ impl SseReader {
 
     fn line(&mut self, line: &str, events: &mut Vec<String>) {
         if line.is_empty() {
-            events.extend(self.data.take());
+            let kind = self.kind.take();
+            if let Some(data) = self.data.take() {
+                events.push(data);
+                self.kinds
+                    .push(kind.unwrap_or_else(|| "message".to_owned()));
+            }
             return;
         }
         let (field, value) = match line.split_once(':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line, ""),
         };
-        if field == "id" && !value.contains('\0') {
+        if field == "event" {
+            self.kind = Some(value.to_owned());
+        } else if field == "id" && !value.contains('\0') {
             self.last_id = Some(value.to_owned());
         } else if field == "retry" {
             if let Ok(ms) = value.parse() {
@@ -97,6 +124,28 @@ mod tests {
         }
         reader.finish(&mut events);
         events
+    }
+
+    #[test]
+    fn events_come_with_their_kind_when_asked() {
+        let mut reader = SseReader::default();
+        let mut events = Vec::new();
+        reader.push_typed(
+            b"event: endpoint\ndata: /message?sessionId=1\n\ndata: {}\n\nevent: message\ndata: []\n\n",
+            &mut events,
+        );
+        let kinds: Vec<(&str, &str)> = events
+            .iter()
+            .map(|(k, d)| (k.as_str(), d.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("endpoint", "/message?sessionId=1"),
+                ("message", "{}"),
+                ("message", "[]")
+            ]
+        );
     }
 
     #[test]
