@@ -178,4 +178,3 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<ProxyRecord, String> {
         body,
     })
 }
-

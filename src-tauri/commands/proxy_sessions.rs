@@ -25,10 +25,10 @@ use tauri::State;
 use toolscope_engine::jsonl::{read_lines_from, LineCursor, SkippedLine, TORN_FINAL_LINE_REASON};
 use toolscope_proxy::recorder::{check_name, sessions_root};
 
+use super::proxy_records::parse_record;
 pub use super::proxy_records::{
     ProxyDirection, ProxyExitStatus, ProxyIssue, ProxyRecord, ProxyRecordBody, ProxySessionEnd,
 };
-use super::proxy_records::parse_record;
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::{lock, AppState};
 
