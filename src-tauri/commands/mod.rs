@@ -97,6 +97,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             proxy_faults::proxy_faults_read,
             proxy_faults::proxy_fault_set,
         ])
+        // Sent by the UI in parse_reply's raw body, so no command's arguments name it.
+        .typ::<parser::ParseOptions>()
         // Byte counts, spans and durations stay far below 2^53 in practice.
         .dangerously_cast_bigints_to_number()
         // One TypeScript type per Rust type: the UI reads what the app writes.

@@ -14,11 +14,13 @@ export const commands = {
 	/**  The prompt `protocol` shows a model for the enabled tools (cached by the engine). */
 	toolPrompt: (protocol: string) => typedError<string, CommandError>(__TAURI_INVOKE("tool_prompt", { protocol })),
 	/**
-	 *  Parses `text` (`format` = a protocol id, or none / "auto" to detect), checked against the
-	 *  request's tools when given, else against the registry. `strict` drops what a serving stack
-	 *  would not return (cut-off calls, calls to tools not defined), each with a diagnostic.
+	 *  Parses the reply of `body` (see [`ReplyBody`]; `format` = a protocol id, or none / "auto"
+	 *  to detect), checked against the request's tools when given, else against the registry.
+	 *  `strict` drops what a serving stack would not return (cut-off calls, calls to tools not
+	 *  defined), each with a diagnostic. Called through `ipc.parseReply` (ui/src/lib/ipc.ts), which
+	 *  sends the body: this generated binding sends none and is refused.
 	 */
-	parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null, strict: boolean) => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply", { text, format, requestTools, strict })),
+	parseReply: () => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply")),
 	/**
 	 *  Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and
 	 *  diagnostic appeared, for the Parser pane's "replay as stream" view. With no format (or
@@ -865,6 +867,16 @@ export type ParallelExecution =
 /**  Runs of consecutive read-only methods at once; anything else alone, in order. */
 "smart";
 
+/**  How `parse_reply` reads a reply, sent as the first line of its body. */
+export type ParseOptions = {
+	/**  A protocol id, or none (or "auto") to detect the format. */
+	format: string | null,
+	/**  The request's tools to check against instead of the registry. */
+	request_tools: RequestToolsChoice | null,
+	/**  Drop what a serving stack would not return (cut-off calls, calls to tools not defined). */
+	strict: boolean,
+};
+
 /**  The outcome of parsing one reply, with the format that produced it. */
 export type ParseReport = {
 	/**  Protocol id that produced the requests (the chosen one for a named format). */
@@ -885,9 +897,20 @@ export type ParsedReply = {
 	 *  nothing.
 	 */
 	report: ParseReport,
-	checks: RequestCheck[],
+	/**  One per request, in the report's order. */
+	checks: ReplyCheck[],
 	/**  Set when the checks were made against the request's tools instead of the registry. */
 	request_tools: RequestToolsInfo | null,
+	/**
+	 *  Where each request's span sits in the reply as the pane indexes it (UTF-16, line,
+	 *  column), in the report's order: computed here, beside the text, so the pane does not walk
+	 *  a multi-megabyte string after every parse.
+	 */
+	request_ranges: TextRange[],
+	/**  The same for each diagnostic's span. */
+	diagnostic_ranges: TextRange[],
+	/**  The reply's length in UTF-8 bytes. */
+	byte_length: number,
 };
 
 /**  One tool call extracted from a model reply. */
@@ -1140,6 +1163,21 @@ export type ReplayedTurn = {
 	changed: boolean,
 };
 
+/**
+ *  Whether a request would run. Both fields are left out when empty, and the request is known
+ *  by its place in the list: most calls of a long reply are valid, and repeating each one's id
+ *  with two nulls was a quarter of the answer's bytes.
+ */
+export type ReplyCheck = {
+	/**  Why it would not run; absent when its tool is known and its arguments are valid. */
+	error?: ExecutionError | null,
+	/**
+	 *  The registry method a call to a request tool runs as (an imported set's), when it is
+	 *  not the call's own name.
+	 */
+	routing_name?: string | null,
+};
+
 /**  One step of a streamed reply, in arrival order. */
 export type ReplyEvent = 
 /**  Visible text. */
@@ -1160,17 +1198,6 @@ export type ReplyEvent =
  *  `max_tokens`, ...).
  */
 { type: "finished"; reason: string } | { type: "usage"; usage: Usage };
-
-/**  Whether a parsed request would run: `None` when its tool is known and its arguments valid. */
-export type RequestCheck = {
-	request_id: string,
-	error: ExecutionError | null,
-	/**
-	 *  The registry method a call to a request tool runs as (an imported set's), when it is
-	 *  not the call's own name.
-	 */
-	routing_name: string | null,
-};
 
 /**  The request options people tune; `None` leaves the endpoint's default. */
 export type RequestOptions = {
@@ -1400,6 +1427,18 @@ export type TaskProgress = {
 
 /**  Where a task stands, in MCP's words; the last three are final. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/**  Where a span sits in the text, as the UI indexes it. */
+export type TextRange = {
+	/**  UTF-16 index of the start (what a JS string's `slice` takes). */
+	from: number,
+	/**  UTF-16 index of the end, never before `from`. */
+	to: number,
+	/**  1-based line of the start. */
+	line: number,
+	/**  1-based column of the start, in characters (code points) from the start of its line. */
+	column: number,
+};
 
 export type Theme = 
 /**  Follow the operating system. */

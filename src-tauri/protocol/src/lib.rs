@@ -64,6 +64,7 @@ mod schema_summary;
 pub mod seed_oss;
 pub mod step3;
 pub mod stream;
+pub mod text_position;
 pub mod vcp;
 pub mod xlam;
 pub mod xml_markup;

@@ -181,7 +181,8 @@ export async function paintProbes(browser, appPid) {
 /**
  * BENCH_PARSE_PROBE=1 (after the Parser paste): where parse_reply's time goes for the same
  * reply, straight over IPC: the request alone (an unknown format is refused before parsing),
- * the whole call, the answer's size, and the page's JSON work on either side.
+ * the whole call, the answer's size, and the page's work on either side. parse_reply takes a raw
+ * body (ui/src/lib/ipc.ts): a line of JSON options, then the reply in UTF-8.
  */
 export async function parseProbe(browser, megabytes) {
   if (!process.env.BENCH_PARSE_PROBE) return;
@@ -198,6 +199,15 @@ export async function parseProbe(browser, megabytes) {
     }
     const text = parts.join("");
     const internals = window.__TAURI_INTERNALS__;
+    const body = (format) => {
+      const encoder = new TextEncoder();
+      const head = encoder.encode(`${JSON.stringify({ format, request_tools: null, strict: false })}\n`);
+      const reply = encoder.encode(text);
+      const bytes = new Uint8Array(head.length + reply.length);
+      bytes.set(head);
+      bytes.set(reply, head.length);
+      return bytes;
+    };
     const time = async (f) => {
       const t = performance.now();
       const value = await f();
@@ -209,14 +219,14 @@ export async function parseProbe(browser, megabytes) {
       const json = JSON.stringify({ text, format: null, requestTools: null, strict: false });
       out.stringifyMs = performance.now() - t;
       t = performance.now();
-      const bytes = new TextEncoder().encode(text);
+      const bytes = body(null);
       out.encodeMs = performance.now() - t;
       for (let i = 0; i < 3; i++) {
         const [refused] = await time(() =>
-          internals.invoke("parse_reply", { text, format: "no-such-format", requestTools: null, strict: false }).catch(() => null),
+          internals.invoke("parse_reply", body("no-such-format")).catch(() => null),
         );
-        const [tiny] = await time(() => internals.invoke("parse_reply", { text: "x", format: null, requestTools: null, strict: false }));
-        const [whole, reply] = await time(() => internals.invoke("parse_reply", { text, format: null, requestTools: null, strict: false }));
+        const [tiny] = await time(() => internals.invoke("parse_reply", new TextEncoder().encode(`${JSON.stringify({ format: null, request_tools: null, strict: false })}\nx`)));
+        const [whole, reply] = await time(() => internals.invoke("parse_reply", body(null)));
         t = performance.now();
         const answer = JSON.stringify(reply);
         const restringify = performance.now() - t;
@@ -231,7 +241,7 @@ export async function parseProbe(browser, megabytes) {
     })().then(done, (e) => done({ error: String(e) }));
   }, megabytes);
   const r = (x) => Math.round(x);
-  log(`parse probe: JSON.stringify of the args ${r(figures.stringifyMs)} ms (${figures.jsonBytes} B), TextEncoder ${r(figures.encodeMs)} ms`);
+  log(`parse probe: JSON.stringify of the reply as an argument ${r(figures.stringifyMs)} ms (${figures.jsonBytes} B), the raw body ${r(figures.encodeMs)} ms (${figures.rawBytes} B)`);
   for (const round of figures.rounds ?? []) {
     log(`  parse_reply refused (request only) ${r(round.refused)} ms; tiny reply ${r(round.tiny)} ms; whole ${r(round.whole)} ms; answer ${round.answerBytes} B (JSON.parse ${r(round.answerParseMs)} ms)`);
   }

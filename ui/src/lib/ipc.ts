@@ -3,7 +3,7 @@
  * typed commands of `../bindings.ts` with their `{status, data | error}` results unwrapped, so a
  * failure is a thrown {@link IpcError} carrying the backend's `kind`, `message` and `details`.
  */
-import { Channel } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 
 import { announcing } from "./appEvents";
@@ -23,6 +23,8 @@ import {
   type FaultChange,
   type McpServerConfig,
   type MetricsRange,
+  type ParsedReply,
+  type ParseOptions,
   type RequestToolsChoice,
   type RunEvent,
   type SessionCursor,
@@ -71,6 +73,32 @@ function describe(reason: unknown): string {
 export function errorMessage(reason: unknown): string {
   if (reason instanceof Error) return reason.message;
   return describe(reason);
+}
+
+/** Whether a rejection is a command's own error (its `Err`), not Tauri's (a plain string). */
+function isCommandError(reason: unknown): reason is CommandError {
+  return typeof reason === "object" && reason !== null && "kind" in reason && "message" in reason && typeof reason.message === "string";
+}
+
+/**
+ * `parse_reply` takes one raw body, not JSON arguments (`ReplyBody` in
+ * src-tauri/commands/parser.rs): its {@link ParseOptions} as one line of JSON, a line break, then
+ * the reply in UTF-8. A 5 MB reply as a JSON string argument was escaped here and parsed into a
+ * JSON value there; as bytes it is read in place. (Its generated binding sends no body.)
+ */
+async function parseReplyRaw(text: string, options: ParseOptions): Promise<Outcome<ParsedReply>> {
+  const encoder = new TextEncoder();
+  const head = encoder.encode(`${JSON.stringify(options)}\n`);
+  const reply = encoder.encode(text);
+  const body = new Uint8Array(head.length + reply.length);
+  body.set(head);
+  body.set(reply, head.length);
+  try {
+    return { status: "ok", data: await invoke<ParsedReply>("parse_reply", body) };
+  } catch (reason: unknown) {
+    if (isCommandError(reason)) return { status: "error", error: reason };
+    throw reason;
+  }
 }
 
 /** A fresh id for a run, so it can be cancelled with {@link ipc.cancelRun}. */
@@ -140,7 +168,7 @@ export const ipc = {
   formatProblems: () => unwrap(commands.formatProblems()),
   toolPrompt: (protocol: string) => unwrap(commands.toolPrompt(protocol)),
   parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null = null, strict = false) =>
-    unwrap(commands.parseReply(text, format, requestTools, strict)),
+    unwrap(parseReplyRaw(text, { format, request_tools: requestTools, strict })),
   replayStream: (text: string, format: string | null, deltaBytes: number) =>
     unwrap(commands.replayStream(text, format, deltaBytes)),
   // Runs add to the history: the Metrics view hears about it (lib/appEvents.ts).

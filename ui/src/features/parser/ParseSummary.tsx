@@ -38,7 +38,7 @@ export const ParseSummary = memo(function ParseSummary({
   error: ShownError | null;
 }) {
   const report = reply?.report;
-  const valid = reply?.checks.filter((check) => check.error === null).length ?? 0;
+  const valid = reply?.checks.filter((check) => !check.error).length ?? 0;
   const errors = report?.diagnostics.filter((d) => d.severity === "error").length ?? 0;
   const warnings = (report?.diagnostics.length ?? 0) - errors;
   return (

@@ -9,14 +9,17 @@ import type {
   Diagnostic,
   ParsedReply,
   ParsedToolRequest,
+  ParseOptions,
   ProtocolInfo,
   RunEvent,
   Span,
   StreamReplay,
+  TextRange,
   ToolExecutionResult,
 } from "../../lib/ipc";
 import { useWorkbench, WorkbenchProvider } from "../../lib/workbench";
 import { ParserPane } from "./ParserPane";
+import { mapByteOffsets } from "./textIndex";
 
 // ---- fixtures: a VCP reply in Chinese, with spans as the engine reports them (UTF-8 bytes) ----
 
@@ -57,8 +60,31 @@ function diagnosticsOf(text: string): Diagnostic[] {
 
 const SCHEMA_SUGGESTION = 'Call it again with arguments that match its schema. Where it failed, the schema says:\n/path: {"type":"string"}; e.g. "text"';
 
-function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
+/**
+ * A reply as the app answers it for `text`: with where each span sits in the text (the app's
+ * `text_ranges`), computed here by the UI's own byte mapping.
+ */
+function placed(text: string, reply: Omit<ParsedReply, "request_ranges" | "diagnostic_ranges" | "byte_length">): ParsedReply {
+  const { requests, diagnostics } = reply.report;
+  const spans = [...requests.map((r) => r.span), ...diagnostics.map((d) => d.span)];
+  const map = mapByteOffsets(
+    text,
+    spans.flatMap((span) => [span.start, span.end]),
+  );
+  const range = (span: Span): TextRange => {
+    const start = map.at(span.start);
+    return { from: start.index, to: Math.max(start.index, map.at(span.end).index), line: start.line, column: start.column };
+  };
   return {
+    ...reply,
+    request_ranges: requests.map((r) => range(r.span)),
+    diagnostic_ranges: diagnostics.map((d) => range(d.span)),
+    byte_length: map.byteLength,
+  };
+}
+
+function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
+  return placed(text, {
     report: {
       format: "vcp",
       detected: true,
@@ -70,10 +96,8 @@ function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
       diagnostics: withDiagnostics ? diagnosticsOf(text) : [],
     },
     checks: [
-      { request_id: "call-1", error: null, routing_name: null },
+      {},
       {
-        request_id: "call-2",
-        routing_name: null,
         error: {
           kind: "invalid_args",
           message: "arguments do not match the method's schema",
@@ -86,11 +110,11 @@ function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
       },
     ],
     request_tools: null,
-  };
+  });
 }
 
 function empty(format: string, detected: boolean): ParsedReply {
-  return { report: { format, detected, requests: [], diagnostics: [], content: "" }, checks: [], request_tools: null };
+  return placed("", { report: { format, detected, requests: [], diagnostics: [], content: "" }, checks: [], request_tools: null });
 }
 
 function result(tool: string, id: string, status: "success" | "error", text: string, extra: Partial<ToolExecutionResult> = {}) {
@@ -124,7 +148,7 @@ type Handler = (args: Record<string, unknown>) => unknown;
 function mockCommands(handlers: Record<string, Handler>): Call[] {
   const calls: Call[] = [];
   mockIPC((cmd, payload) => {
-    const args = (payload ?? {}) as Record<string, unknown>;
+    const args = cmd === "parse_reply" ? bodyArgs(payload) : ((payload ?? {}) as Record<string, unknown>);
     calls.push({ cmd, args });
     const handler = handlers[cmd];
     if (handler) return handler(args);
@@ -134,6 +158,15 @@ function mockCommands(handlers: Record<string, Handler>): Call[] {
     throw new Error(`unexpected command ${cmd}`);
   });
   return calls;
+}
+
+/** parse_reply's raw body (lib/ipc.ts: an options line, then the reply) as named arguments. */
+function bodyArgs(payload: unknown): Record<string, unknown> {
+  if (!ArrayBuffer.isView(payload)) throw new Error("parse_reply takes a raw body");
+  const body = new TextDecoder().decode(payload);
+  const line = body.indexOf("\n");
+  const options = JSON.parse(body.slice(0, line)) as ParseOptions;
+  return { text: body.slice(line + 1), format: options.format, requestTools: options.request_tools, strict: options.strict };
 }
 
 const only = (calls: Call[], cmd: string) => calls.filter((call) => call.cmd === cmd);
@@ -480,7 +513,7 @@ describe("ParserPane parsing", () => {
 
   it("renders reply and result text as inert text", async () => {
     const hostile = `<script>window.__owned = true</script><img src=x onerror="window.__owned = true">\n${BLOCK_A}\n`;
-    const reply: ParsedReply = {
+    const reply = placed(hostile, {
       report: {
         format: "vcp",
         detected: true,
@@ -488,9 +521,9 @@ describe("ParserPane parsing", () => {
         requests: [request(hostile, BLOCK_A, "calculator_evaluate", "call-1", { expression: "<b>6*7</b>" })],
         diagnostics: [],
       },
-      checks: [{ request_id: "call-1", error: null, routing_name: null }],
+      checks: [{}],
       request_tools: null,
-    };
+    });
     const done = deferred<CycleOutcome>();
     let channel: Channel<RunEvent> | null = null;
     mockCommands({
@@ -522,18 +555,20 @@ describe("ParserPane parsing", () => {
     const blocks = Array.from({ length: 250 }, (_, i) => vcpBlock("calculator_evaluate", `id-${String(i)}`, { expression: `${String(i)}+1` }));
     const text = blocks.join("\n说明\n");
     mockCommands({
-      parse_reply: () => ({
-        report: {
-          format: "vcp",
-          detected: true,
-          requests: blocks.map((block, i) => ({
-            ...request(text, block, "calculator_evaluate", `id-${String(i)}`, { expression: `${String(i)}+1` }),
-          })),
-          diagnostics: [],
-        },
-        checks: blocks.map((_, i) => ({ request_id: `id-${String(i)}`, error: null, routing_name: null })),
-        request_tools: null,
-      }),
+      parse_reply: () =>
+        placed(text, {
+          report: {
+            format: "vcp",
+            detected: true,
+            content: "",
+            requests: blocks.map((block, i) => ({
+              ...request(text, block, "calculator_evaluate", `id-${String(i)}`, { expression: `${String(i)}+1` }),
+            })),
+            diagnostics: [],
+          },
+          checks: blocks.map(() => ({})),
+          request_tools: null,
+        }),
     });
     renderPane();
     await parseReply(text);
@@ -607,16 +642,18 @@ describe("ParserPane parsing", () => {
     const filler = "填充文字，没有调用。\n".repeat(12_000); // ≈ 370 KB
     const big = `${filler}${BLOCK_A}\n${filler}`;
     mockCommands({
-      parse_reply: () => ({
-        report: {
-          format: "vcp",
-          detected: true,
-          requests: [request(big, BLOCK_A, "calculator_evaluate", "call-1", { expression: "6*7" })],
-          diagnostics: [],
-        },
-        checks: [{ request_id: "call-1", error: null, routing_name: null }],
-        request_tools: null,
-      }),
+      parse_reply: () =>
+        placed(big, {
+          report: {
+            format: "vcp",
+            detected: true,
+            content: "",
+            requests: [request(big, BLOCK_A, "calculator_evaluate", "call-1", { expression: "6*7" })],
+            diagnostics: [],
+          },
+          checks: [{}],
+          request_tools: null,
+        }),
     });
     renderPane();
     await parseReply(big);

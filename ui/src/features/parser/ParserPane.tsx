@@ -23,7 +23,6 @@ import { RequestList } from "./RequestList";
 import { REGISTRY, RequestToolsPicker, requestToolsChoice, sameTools } from "./RequestToolsPicker";
 import { RunPanel } from "./RunPanel";
 import type { Selection } from "./selection";
-import { mapByteOffsets } from "./textIndex";
 import { useParser } from "./useParser";
 import { usePaneShortcuts } from "./usePaneShortcuts";
 import { FormatProblems } from "./FormatProblems";
@@ -49,16 +48,11 @@ export function ParserPane({ active }: { active: boolean }) {
   const { snapshot, schedule, parseNow } = parser;
   const running = run.status === "running";
 
-  // Once per parse answer: spans to string positions, and the annotations of the text view.
+  // Once per parse answer: the annotations of the text view (the app placed the spans).
   const view = useMemo(() => {
     if (!snapshot) return null;
-    const { report } = snapshot.reply;
-    const offsets: number[] = [];
-    for (const request of report.requests) offsets.push(request.span.start, request.span.end);
-    for (const diagnostic of report.diagnostics) offsets.push(diagnostic.span.start, diagnostic.span.end);
-    const map = mapByteOffsets(snapshot.text, offsets);
-    const annotations = buildAnnotations(snapshot.reply, map);
-    return { map, annotations, byId: new Map(annotations.map((a) => [a.id, a])) };
+    const annotations = buildAnnotations(snapshot.reply);
+    return { annotations, byId: new Map(annotations.map((a) => [a.id, a])) };
   }, [snapshot]);
 
   const matched = useMemo(() => matchResults(snapshot, run), [snapshot, run]);
@@ -156,7 +150,7 @@ export function ParserPane({ active }: { active: boolean }) {
       const request = snapshot?.reply.report.requests[index];
       if (!request) return;
       // A call to a request tool runs as its imported set's method: the Executor takes that.
-      const check = snapshot.reply.checks.find((c) => c.request_id === request.request_id);
+      const check = snapshot.reply.checks[index];
       loadIntoExecutor(check?.routing_name ?? request.tool_name, request.args);
     },
     [snapshot, loadIntoExecutor],
@@ -216,7 +210,7 @@ export function ParserPane({ active }: { active: boolean }) {
               <Timed id="spans">
                 <AnnotatedView
                   text={snapshot.text}
-                  byteLength={view.map.byteLength}
+                  byteLength={snapshot.reply.byte_length}
                   annotations={view.annotations}
                   selection={selection}
                   onSelect={selectFromText}

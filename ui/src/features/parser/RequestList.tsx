@@ -5,7 +5,7 @@
  */
 import { memo, type MouseEvent } from "react";
 
-import type { ParsedToolRequest, RequestCheck, ToolExecutionResult } from "../../lib/ipc";
+import type { ParsedToolRequest, ReplyCheck, ToolExecutionResult } from "../../lib/ipc";
 import { CopyAs } from "../results/CopyAs";
 import { SuggestionHint } from "../results/SuggestionHint";
 import type { Annotation } from "./annotations";
@@ -16,7 +16,7 @@ import { usePagedList } from "./usePagedList";
 
 interface Props {
   requests: readonly ParsedToolRequest[];
-  checks: readonly RequestCheck[];
+  checks: readonly ReplyCheck[];
   /** Request annotations by id (for line:column). */
   annotations: ReadonlyMap<string, Annotation>;
   results: ReadonlyMap<number, ToolExecutionResult>;
@@ -73,7 +73,7 @@ const RequestItem = memo(function RequestItem({
 }: {
   index: number;
   request: ParsedToolRequest;
-  check: RequestCheck | undefined;
+  check: ReplyCheck | undefined;
   annotation: Annotation | undefined;
   result: ToolExecutionResult | undefined;
   running: boolean;

@@ -3,8 +3,8 @@
  * the annotated view: nesting possibly overlapping spans into `<mark>` trees, and choosing the
  * excerpts to show when a reply is too large to render whole.
  */
-import type { ParsedReply, Severity } from "../../lib/ipc";
-import type { PositionMap, TextPosition } from "./textIndex";
+import type { ParsedReply, Severity, TextRange } from "../../lib/ipc";
+import type { TextPosition } from "./textIndex";
 
 export type AnnotationKind = "request" | Severity;
 
@@ -26,34 +26,34 @@ export interface Annotation {
 export const requestAnnotationId = (index: number) => `r${String(index)}`;
 export const diagnosticAnnotationId = (index: number) => `d${String(index)}`;
 
+/** Where a span sits, as the app computed it (see `ParsedReply.request_ranges`). */
+function placed(range: TextRange | undefined): { start: number; end: number; position: TextPosition } {
+  if (!range) return { start: 0, end: 0, position: { index: 0, line: 1, column: 1 } };
+  return { start: range.from, end: range.to, position: { index: range.from, line: range.line, column: range.column } };
+}
+
 /**
- * Every request and diagnostic of `reply` with its span converted to string indices, sorted so
- * that an annotation comes before every annotation it contains (start ascending, end
- * descending, requests before diagnostics on equal spans).
+ * Every request and diagnostic of `reply` at the string positions the app computed for its
+ * spans, sorted so that an annotation comes before every annotation it contains (start
+ * ascending, end descending, requests before diagnostics on equal spans).
  */
-export function buildAnnotations(reply: ParsedReply, map: PositionMap): Annotation[] {
+export function buildAnnotations(reply: ParsedReply): Annotation[] {
   const out: Annotation[] = [];
   reply.report.requests.forEach((request, index) => {
-    const position = map.at(request.span.start);
     out.push({
       id: requestAnnotationId(index),
       kind: "request",
       index,
-      start: position.index,
-      end: Math.max(position.index, map.at(request.span.end).index),
-      position,
+      ...placed(reply.request_ranges[index]),
       label: `Request ${String(index + 1)}: ${request.tool_name}`,
     });
   });
   reply.report.diagnostics.forEach((diagnostic, index) => {
-    const position = map.at(diagnostic.span.start);
     out.push({
       id: diagnosticAnnotationId(index),
       kind: diagnostic.severity,
       index,
-      start: position.index,
-      end: Math.max(position.index, map.at(diagnostic.span.end).index),
-      position,
+      ...placed(reply.diagnostic_ranges[index]),
       label: `${diagnostic.severity} ${diagnostic.code}: ${diagnostic.message}`,
     });
   });
