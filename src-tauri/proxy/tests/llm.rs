@@ -329,6 +329,66 @@ async fn a_stream_is_passed_on_as_it_arrives_not_when_it_ends() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_hangs_up_once_it_has_the_finish_reason_did_not_cancel() {
+    // The same reply twice: whole, to count its events, then stalled just before `[DONE]`, where
+    // an SDK may already close the connection (the CI caught this with the OpenAI SDK).
+    let reply = json!({"text": "Hello there", "chunk_chars": 0});
+    let whole = TestServer::start(script(json!([{"reply": reply, "repeat": true}])))
+        .await
+        .expect("server");
+    let response = post(
+        &format!("{}/chat/completions", whole.openai_base_url()),
+        &chat_body(json!([{"role": "user", "content": "Hi"}])),
+    )
+    .await;
+    let text = response.text().await.expect("body");
+    let events = text.matches("data: ").count();
+    assert!(text.contains("[DONE]"), "{text}");
+
+    let mut stalled = reply.clone();
+    stalled["fault"] = json!({"stall_after": events - 1});
+    let upstream = TestServer::start(script(json!([{"reply": stalled}])))
+        .await
+        .expect("server");
+    let proxy = proxy_to(&upstream.openai_base_url()).await;
+    let response = post(
+        &format!("{}/chat/completions", proxy.openai),
+        &chat_body(json!([{"role": "user", "content": "Hi"}])),
+    )
+    .await;
+    let mut body = response.bytes_stream();
+    let mut received = String::new();
+    while !received.contains("\"finish_reason\":\"stop\"") {
+        let piece = tokio::time::timeout(Duration::from_secs(10), body.next())
+            .await
+            .expect("the events arrive")
+            .expect("more body")
+            .expect("bytes");
+        received.push_str(&String::from_utf8_lossy(&piece));
+    }
+    drop(body);
+    let kinds = wait_for(&proxy.store, |records| {
+        records
+            .iter()
+            .any(|r| matches!(r.record, Record::Parsed { .. }))
+            .then(|| {
+                records
+                    .iter()
+                    .map(|r| match &r.record {
+                        Record::ModelFailed { .. } => "model_failed",
+                        Record::Reply { .. } => "reply",
+                        _ => "",
+                    })
+                    .filter(|k| !k.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+    })
+    .await;
+    assert_eq!(kinds, "reply", "recorded as a whole answer, not cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_door_refuses_a_missing_token_a_foreign_host_and_a_web_page() {
     let upstream = TestServer::start(script(json!([{"reply": {"text": "hi"}, "repeat": true}])))
         .await

@@ -170,10 +170,13 @@ impl TurnRecording {
                 ModelErrorKind::Cut,
                 format!("the upstream's answer broke off: {error}"),
             )),
-            Ending::AgentLeft => Some((
+            // An agent may hang up as soon as it has the finish reason, before the wire's last
+            // marker (`[DONE]`) or the end of the body: it had the whole answer.
+            Ending::AgentLeft if !ended && !reply.is_finished() => Some((
                 ModelErrorKind::Cancelled,
                 "the agent closed the connection before the answer ended".to_owned(),
             )),
+            Ending::AgentLeft => None,
             Ending::Whole if !ended && !reply.is_finished() => Some((
                 ModelErrorKind::Cut,
                 "the answer ended before the endpoint finished the reply".to_owned(),
