@@ -156,17 +156,14 @@ pub fn answer(
                 Err(ToolFailure::Transport(message)) => {
                     json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": message}})
                 }
-                Err(failure) => json!({"jsonrpc": "2.0", "id": id, "result": {
-                    "content": [{"type": "text", "text": failure.to_string()}],
-                    "isError": true,
-                }}),
+                Err(failure) => {
+                    json!({"jsonrpc": "2.0", "id": id, "result": failed_result(&failure.to_string())})
+                }
             }
         }
         Fault::Error(error) => match error.kind {
-            InjectedErrorKind::ToolError => json!({"jsonrpc": "2.0", "id": id, "result": {
-                "content": [{"type": "text", "text": said(error, "the tool failed")}],
-                "isError": true,
-            }}),
+            InjectedErrorKind::ToolError => json!({"jsonrpc": "2.0", "id": id,
+                "result": failed_result(&said(error, "the tool failed"))}),
             kind => {
                 let (code, default) = match kind {
                     InjectedErrorKind::Timeout => (-32001, "Request timed out"),
@@ -178,6 +175,11 @@ pub fn answer(
         },
     };
     Some(body.to_string())
+}
+
+/// A `CallToolResult` of a tool that ran and failed, saying `text`.
+fn failed_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
 }
 
 /// A tool's value as an MCP `CallToolResult`: text as it is, anything else as its JSON text, an
