@@ -39,13 +39,7 @@ fn faults_set_while_the_proxy_runs_meet_the_next_calls_and_are_recorded() {
     let home = tempfile::tempdir().expect("tempdir");
     let server = vec![node(), script, "stdio".to_owned()];
     let mut peer = Peer::start(proxy_command(home.path(), "everything", &[], &server));
-    peer.request(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "toolscope-test", "version": "1"}}),
-    );
-    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    peer.initialize();
     peer.request(1, "tools/list", json!({}));
     let echo = |message: &str| json!({"name": "echo", "arguments": {"message": message}});
 
@@ -205,13 +199,7 @@ fn an_imported_tools_mock_answers_the_proxied_calls_after_its_latency() {
 
     let server = vec![node(), script, "stdio".to_owned()];
     let mut peer = Peer::start(proxy_command(home.path(), "everything", &[], &server));
-    peer.request(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "toolscope-test", "version": "1"}}),
-    );
-    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    peer.initialize();
     let sent = Instant::now();
     let mocked = peer.request(
         1,

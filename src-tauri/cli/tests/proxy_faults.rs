@@ -4,22 +4,10 @@
 
 mod proxy_support;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use proxy_support::*;
 use serde_json::{json, Value};
-
-fn initialize(peer: &mut Peer) -> Value {
-    let answer = peer.request(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "toolscope-test", "version": "1"}}),
-    );
-    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    answer
-}
 
 /// Checks what the agent and the record say after the server died during request `id`.
 fn assert_server_death(
@@ -77,7 +65,7 @@ exit 3"#;
     let home = tempfile::tempdir().expect("tempdir");
     let server = vec!["sh".to_owned(), "-c".to_owned(), script.to_owned()];
     let mut peer = Peer::start(proxy_command(home.path(), "dying", &[], &server));
-    initialize(&mut peer);
+    peer.initialize();
     let answer = peer.request(
         1,
         "tools/call",
@@ -98,19 +86,13 @@ exit 3"#;
 /// toolscope-mcp-testserver`; `cargo test --workspace` builds it).
 #[test]
 fn the_rmcp_test_server_crashing_mid_call() {
-    let testserver =
-        PathBuf::from(env!("CARGO_BIN_EXE_toolscope")).with_file_name("toolscope-mcp-testserver");
-    if !testserver.exists() {
-        eprintln!(
-            "SKIPPED: {} is missing: run `cargo build -p toolscope-mcp --bin toolscope-mcp-testserver`",
-            testserver.display()
-        );
+    let Some(testserver) = mcp_testserver() else {
         return;
-    }
+    };
     let home = tempfile::tempdir().expect("tempdir");
     let server = vec![testserver.to_string_lossy().into_owned()];
     let mut peer = Peer::start(proxy_command(home.path(), "crashing", &[], &server));
-    initialize(&mut peer);
+    peer.initialize();
     peer.request(1, "tools/list", json!({}));
     let answer = peer.request(2, "tools/call", json!({"name": "crash", "arguments": {}}));
     let (code, _) = peer.finish();
@@ -132,7 +114,7 @@ fn sigkill_of_the_proxy_loses_no_message_the_client_received() {
     let server = vec![node(), script, "stdio".to_owned()];
     let home = tempfile::tempdir().expect("tempdir");
     let mut peer = Peer::start(proxy_command(home.path(), "killed", &[], &server));
-    initialize(&mut peer);
+    peer.initialize();
     peer.request(1, "tools/list", json!({}));
     for id in 2..12 {
         peer.request(

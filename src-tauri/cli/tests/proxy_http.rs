@@ -114,6 +114,21 @@ fn conversation(peer: &mut Peer) -> Vec<(i64, Value)> {
     answers
 }
 
+/// Each answer over HTTP is the answer over stdio. The HTTP modes name their transport in the
+/// server's instructions, so those are left out; everything else must be equal.
+fn assert_same_answers(over_stdio: &[(i64, Value)], over_http: &[(i64, Value)]) {
+    let strip = |answer: &Value| {
+        let mut answer = answer.clone();
+        if let Some(result) = answer["result"].as_object_mut() {
+            result.remove("instructions");
+        }
+        answer
+    };
+    for ((id, stdio), (_, http)) in over_stdio.iter().zip(over_http) {
+        assert_eq!(strip(http), strip(stdio), "answer to request {id}");
+    }
+}
+
 fn url_command(home: &std::path::Path, url: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolscope"));
     command.env("TOOLSCOPE_HOME", home).args([
@@ -173,18 +188,7 @@ fn an_http_server_answers_through_the_proxy_as_it_does_over_stdio() {
         over_http[2].1["result"]["content"][0]["text"],
         "Echo: hi over HTTP"
     );
-    for ((id, stdio), (_, http)) in over_stdio.iter().zip(&over_http) {
-        let strip = |answer: &Value| {
-            let mut answer = answer.clone();
-            // The HTTP mode names its transport in the server's instructions and may differ
-            // in the protocol version it settles on; everything else must be equal.
-            if let Some(result) = answer["result"].as_object_mut() {
-                result.remove("instructions");
-            }
-            answer
-        };
-        assert_eq!(strip(http), strip(stdio), "answer to request {id}");
-    }
+    assert_same_answers(&over_stdio, &over_http);
 
     let records = record(home.path(), "remote");
     assert_eq!(records[0]["argv"], json!(["--url", url]));
@@ -265,16 +269,7 @@ fn a_server_on_the_older_http_sse_transport_answers_as_over_stdio() {
     let (code, received) = proxied.finish();
     assert_eq!(code, Some(0), "the agent closed: a normal end");
     assert_eq!(over_sse.len(), 8);
-    for ((id, stdio), (_, sse)) in over_stdio.iter().zip(&over_sse) {
-        let strip = |answer: &Value| {
-            let mut answer = answer.clone();
-            if let Some(result) = answer["result"].as_object_mut() {
-                result.remove("instructions");
-            }
-            answer
-        };
-        assert_eq!(strip(sse), strip(stdio), "answer to request {id}");
-    }
+    assert_same_answers(&over_stdio, &over_sse);
     let received: Vec<Value> = received.iter().map(|l| parse(l)).collect();
     assert!(
         received

@@ -7,7 +7,7 @@
 mod proxy_support;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use proxy_support::*;
@@ -80,14 +80,8 @@ fn proxy(home: &Path, url: &str, browser: &str) -> Peer {
 }
 
 fn session(peer: &mut Peer) -> serde_json::Value {
-    let initialized = peer.request(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "toolscope-test", "version": "1"}}),
-    );
+    let initialized = peer.initialize();
     assert!(initialized.get("result").is_some(), "{initialized}");
-    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     peer.request(
         1,
         "tools/call",
@@ -97,15 +91,9 @@ fn session(peer: &mut Peer) -> serde_json::Value {
 
 #[test]
 fn the_proxy_signs_in_to_an_oauth_upstream_and_keeps_the_sign_in() {
-    let testserver =
-        PathBuf::from(env!("CARGO_BIN_EXE_toolscope")).with_file_name("toolscope-mcp-testserver");
-    if !testserver.exists() {
-        eprintln!(
-            "SKIPPED: {} is missing: run `cargo build -p toolscope-mcp --bin toolscope-mcp-testserver`",
-            testserver.display()
-        );
+    let Some(testserver) = mcp_testserver() else {
         return;
-    }
+    };
     let server = start_server(&testserver);
     let home = tempfile::tempdir().expect("tempdir");
     let browser = approving_browser(home.path());

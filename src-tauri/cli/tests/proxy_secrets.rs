@@ -16,13 +16,7 @@ fn session(extra: &[&str]) -> (String, String) {
     let mut command = proxy_command(home.path(), "everything", extra, &server);
     command.env("MY_SERVICE_API_KEY", SECRET);
     let mut peer = Peer::start(command);
-    peer.request(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "toolscope-test", "version": "1"}}),
-    );
-    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    peer.initialize();
     let env = peer.request(1, "tools/call", json!({"name": "get-env", "arguments": {}}));
     let (code, _) = peer.finish();
     assert_eq!(code, Some(0));

@@ -40,6 +40,22 @@ pub fn node() -> String {
     }
 }
 
+/// The project's rmcp test server beside the `toolscope` binary (`cargo test --workspace`
+/// builds it), or `None` with the reason on stderr.
+pub fn mcp_testserver() -> Option<PathBuf> {
+    let path =
+        PathBuf::from(env!("CARGO_BIN_EXE_toolscope")).with_file_name("toolscope-mcp-testserver");
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!(
+            "SKIPPED: {} is missing: run `cargo build -p toolscope-mcp --bin toolscope-mcp-testserver`",
+            path.display()
+        );
+        None
+    }
+}
+
 /// `toolscope proxy mcp --name NAME [extra] -- server...` with its data dir at `home`.
 pub fn proxy_command(home: &Path, name: &str, extra: &[&str], server: &[String]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolscope"));
@@ -101,6 +117,18 @@ impl Peer {
             received: Vec::new(),
             sent: Vec::new(),
         }
+    }
+
+    /// The handshake with no capabilities: `initialize`, then `initialized`; the answer.
+    pub fn initialize(&mut self) -> Value {
+        let answer = self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "toolscope-test", "version": "1"}}),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer
     }
 
     pub fn send_line(&mut self, line: &str) {

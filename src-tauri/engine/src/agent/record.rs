@@ -485,6 +485,11 @@ mod tests {
     use super::*;
 
     fn proxied(store: &ConversationStore, first_message: &str) -> String {
+        start_proxied(store, first_message).id().to_owned()
+    }
+
+    /// A new proxied conversation, its log kept open to append to.
+    fn start_proxied(store: &ConversationStore, first_message: &str) -> ConversationLog {
         let log = store.create(&[]).expect("create");
         log.append(Record::Proxied {
             id: log.id().to_owned(),
@@ -500,28 +505,14 @@ mod tests {
             tools: Vec::new(),
         })
         .expect("append");
-        log.id().to_owned()
+        log
     }
 
     #[test]
     fn a_listed_summary_follows_a_conversation_as_it_grows() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = ConversationStore::new(dir.path());
-        let log = store.create(&[]).expect("create");
-        log.append(Record::Proxied {
-            id: log.id().to_owned(),
-            started_at_ms: 1,
-            first_message: "grows".to_owned(),
-            model: ModelInfo {
-                wire: "openai_chat".to_owned(),
-                base_url: "http://127.0.0.1:9/v1".to_owned(),
-                model: "m".to_owned(),
-                native_protocol: "openai_chat".to_owned(),
-            },
-            upstream: "http://127.0.0.1:9/v1".to_owned(),
-            tools: Vec::new(),
-        })
-        .expect("append");
+        let log = start_proxied(&store, "grows");
         let turns = || store.list("").expect("list")[0].turns;
         assert_eq!(turns(), 0);
         assert_eq!(turns(), 0, "the cached summary of an unchanged file");
