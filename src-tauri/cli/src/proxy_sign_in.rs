@@ -38,16 +38,9 @@ impl ProxySignIn {
             policy: SignInPolicy::Automatic,
             ..SignInContext::default()
         };
-        let stored = match &context.files {
-            Some(files) => oauth::restore(name, url, files, &context.trace).await,
-            None => None,
-        };
-        let manager = match stored {
-            Some(manager) => manager,
-            None => oauth::manager_for(url, &context.trace)
-                .await
-                .map_err(|e| e.to_string())?,
-        };
+        let manager = oauth::starting_manager(name, url, &context)
+            .await
+            .map_err(|e| e.to_string())?;
         let authorizer = Authorizer::new(
             name.to_owned(),
             url.to_owned(),

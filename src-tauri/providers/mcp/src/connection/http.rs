@@ -60,16 +60,9 @@ pub(super) async fn connect(
     options.log.set_secrets(Arc::new(snapshot(secrets)));
     let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom);
     let context = &options.sign_in;
-    let stored = match &context.files {
-        Some(files) => oauth::restore(&options.name, &url, files, &context.trace).await,
-        None => None,
-    };
-    let manager = match stored {
-        Some(manager) => manager,
-        None => oauth::manager_for(&url, &context.trace)
-            .await
-            .map_err(|e| ConnectError::Handshake(e.to_string()))?,
-    };
+    let manager = oauth::starting_manager(&options.name, &url, context)
+        .await
+        .map_err(|e| ConnectError::Handshake(e.to_string()))?;
     let http = reqwest::Client::builder()
         // A redirect would carry the token to wherever it points.
         .redirect(reqwest::redirect::Policy::none())

@@ -227,6 +227,22 @@ async fn run_sign_in(
         .ok_or_else(|| OAuthError::Flow("the sign-in ended without a token".into()))
 }
 
+/// The manager a connection to server `name` at `url` starts with: the sign-in stored for it
+/// when the context keeps sign-ins and one is there (renewed if it expired), else one without
+/// a token, whose first refusal starts a sign-in.
+pub async fn starting_manager(
+    name: &str,
+    url: &str,
+    context: &SignInContext,
+) -> Result<AuthorizationManager, OAuthError> {
+    if let Some(files) = &context.files {
+        if let Some(manager) = restore(name, url, files, &context.trace).await {
+            return Ok(manager);
+        }
+    }
+    manager_for(url, &context.trace).await
+}
+
 /// A manager for the server at `url` whose requests go through Toolscope's traced,
 /// address-checked client; with no token yet, the connection's first refusal starts a sign-in.
 pub async fn manager_for(
