@@ -2,7 +2,7 @@
  * The selected method: routing name, behaviour badges, description, VCP command, parameter and
  * output schemas, and "Load into executor" with the parameters' defaults as starting arguments.
  */
-import { useMemo } from "react";
+import { memo, useMemo } from "react";
 
 import type { MethodView, ToolView } from "../../lib/ipc";
 import { useWorkbench } from "../../lib/workbench";
@@ -10,7 +10,8 @@ import { methodBadges } from "./annotations";
 import { exampleArgs } from "./schema";
 import { SchemaView } from "./SchemaView";
 
-export function MethodDetail({ tool, method }: { tool: ToolView; method: MethodView }) {
+// Memoised: the pane renders on every search keystroke, and the selection does not change then.
+export const MethodDetail = memo(function MethodDetail({ tool, method }: { tool: ToolView; method: MethodView }) {
   const { loadIntoExecutor } = useWorkbench();
   const { meta } = method;
   const badges = useMemo(() => methodBadges(meta), [meta]);
@@ -80,4 +81,4 @@ export function MethodDetail({ tool, method }: { tool: ToolView; method: MethodV
       )}
     </article>
   );
-}
+});

@@ -3,7 +3,7 @@
  * agent-callable filter, the search hits, collapsed tools and the chosen order.
  */
 import type { MethodView, ToolView } from "../../lib/ipc";
-import type { SearchHits } from "./search";
+import { forEachMethodRecord, type SearchHits } from "./search";
 
 export type SortOrder = "name" | "methods" | "relevance";
 
@@ -29,6 +29,8 @@ export interface MethodRow {
   key: string;
   tool: ToolView;
   method: MethodView;
+  /** The method's number in the search index ({@link forEachMethodRecord}). */
+  record: number;
 }
 
 export type Row = ToolRow | MethodRow;
@@ -81,13 +83,20 @@ const nameOrders = new WeakMap<readonly ToolView[], readonly OrderedTool[]>();
 function nameOrder(tools: readonly ToolView[]): readonly OrderedTool[] {
   let order = nameOrders.get(tools);
   if (!order) {
+    const rowsOf = new Map<ToolView, MethodRow[]>();
+    forEachMethodRecord(tools, (method, tool, record) => {
+      let rows = rowsOf.get(tool);
+      if (!rows) {
+        rows = [];
+        rowsOf.set(tool, rows);
+      }
+      rows.push({ kind: "method", key: methodRowKey(method.routing_name), tool, method, record });
+    });
     order = [...tools]
       .sort((a, b) => collator.compare(a.name, b.name) || collator.compare(a.id, b.id))
       .map((tool) => ({
         tool,
-        rows: [...tool.methods]
-          .sort((a, b) => collator.compare(a.meta.name, b.meta.name))
-          .map((method): MethodRow => ({ kind: "method", key: methodRowKey(method.routing_name), tool, method })),
+        rows: (rowsOf.get(tool) ?? []).sort((a, b) => collator.compare(a.method.meta.name, b.method.meta.name)),
       }));
     nameOrders.set(tools, order);
   }
@@ -104,12 +113,12 @@ export function buildRows(tools: readonly ToolView[], options: RowOptions): Rows
     // A tool that matches only by itself (say, its description) brings all its methods along;
     // once some of its methods match, only those are listed.
     const bringAll =
-      hits !== null && toolScore !== undefined && !tool.methods.some((m) => hits.method(m.routing_name) !== undefined);
+      hits !== null && toolScore !== undefined && !methodRows.some((row) => hits.methodAt(row.record) !== undefined);
     const rows: MethodRow[] = [];
     const scores: number[] = [];
     let hidden = 0;
     for (const row of methodRows) {
-      const score = hits === null ? 0 : (hits.method(row.method.routing_name) ?? (bringAll ? toolScore : undefined));
+      const score = hits === null ? 0 : (hits.methodAt(row.record) ?? (bringAll ? toolScore : undefined));
       if (score === undefined) continue;
       if (!includeNonCallable && !row.method.meta.agent_callable) {
         hidden += 1;

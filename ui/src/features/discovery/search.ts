@@ -14,11 +14,16 @@
  */
 import Fuse from "fuse.js";
 
-import type { ToolView } from "../../lib/ipc";
+import type { MethodView, ToolView } from "../../lib/ipc";
 
 export interface SearchHits {
   /** A matching method's score (0 is a perfect match; lower is better), else undefined. */
   method: (routingName: string) => number | undefined;
+  /**
+   * The same by the method's record number ({@link forEachMethodRecord}): a typed-array read,
+   * for the list's rows, which ask for every one of 10,000 methods on each keystroke.
+   */
+  methodAt: (record: number) => number | undefined;
   /** The score of a tool whose own name, id or description matches, else undefined. */
   tool: (toolId: string) => number | undefined;
   /** Routing name → score of every matching method (built on first use: tests and tools). */
@@ -106,25 +111,36 @@ class PostingsBuilder {
   }
 }
 
+/**
+ * Numbers the methods of `tools` as the index does: in list order, tool by tool. Lists with the
+ * same searchable content ({@link sameSearchContent}) number their methods alike, so a reused
+ * index answers {@link SearchHits.methodAt} for either. Returns how many there are.
+ */
+export function forEachMethodRecord(
+  tools: readonly ToolView[],
+  visit: (method: MethodView, tool: ToolView, record: number) => void,
+): number {
+  let record = 0;
+  for (const tool of tools) {
+    for (const method of tool.methods) visit(method, tool, record++);
+  }
+  return record;
+}
+
 export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
   // Records are the methods, then the tools.
   const methodRecord = new Map<string, number>();
   const toolRecord = new Map<string, number>();
   const builder = new PostingsBuilder();
-  let records = 0;
-
-  for (const tool of tools) {
-    for (const method of tool.methods) {
-      const record = records++;
-      methodRecord.set(method.routing_name, record);
-      builder.add(record, method.routing_name, PENALTY.name);
-      builder.add(record, method.meta.name, PENALTY.name);
-      const vcp = method.meta.protocol_config?.vcp_command;
-      if (vcp) builder.add(record, vcp, PENALTY.vcp);
-      builder.add(record, tool.name, PENALTY.toolName);
-      builder.add(record, method.meta.description, PENALTY.description);
-    }
-  }
+  let records = forEachMethodRecord(tools, (method, tool, record) => {
+    methodRecord.set(method.routing_name, record);
+    builder.add(record, method.routing_name, PENALTY.name);
+    builder.add(record, method.meta.name, PENALTY.name);
+    const vcp = method.meta.protocol_config?.vcp_command;
+    if (vcp) builder.add(record, vcp, PENALTY.vcp);
+    builder.add(record, tool.name, PENALTY.toolName);
+    builder.add(record, method.meta.description, PENALTY.description);
+  });
   for (const tool of tools) {
     const record = records++;
     toolRecord.set(tool.id, record);
@@ -218,6 +234,7 @@ export function buildSearchIndex(tools: readonly ToolView[]): SearchIndex {
     let toolHits: Map<string, number> | null = null;
     return {
       method: (routingName) => scoreOf(methodRecord.get(routingName)),
+      methodAt: scoreOf,
       tool: (toolId) => scoreOf(toolRecord.get(toolId)),
       get methods() {
         methods ??= mapOf(methodRecord);
