@@ -193,6 +193,26 @@ fn eval_scores_a_corpus_per_format_and_fails_below_the_minimum() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// The reference corpus (`tests/fixtures/eval/reference_cases.jsonl`): model outputs from the
+/// reference parsers' test suites and the models' chat templates, each case carrying its own
+/// tools where typing needs them. Every case must agree, auto-detected ones included.
+#[test]
+fn eval_agrees_with_every_reference_case() {
+    let sandbox = Sandbox::new();
+    let cases = repo_path("tests/fixtures/eval/reference_cases.jsonl");
+    let output = sandbox.run(&["eval", &cases, "--min", "100%"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", stderr(&output));
+    let (code, report) = sandbox.json(&["eval", &cases, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["mismatches"], serde_json::json!([]), "{report:#}");
+    let total = report["overall"]["cases"].as_u64().unwrap_or_default();
+    assert!(total >= 250, "the corpus shrank to {total} cases");
+    assert_eq!(report["overall"]["agreed"], report["overall"]["cases"]);
+    let formats = report["by_format"].as_object().map_or(0, |f| f.len());
+    assert!(formats >= 15, "only {formats} formats covered");
+}
+
 #[test]
 fn run_with_an_imported_set_answers_the_model_names_from_the_mocks() {
     let sandbox = Sandbox::new();

@@ -15,7 +15,9 @@
 //! typed. A value that should be JSON but is not, or a parameter with no `string` attribute, is
 //! kept as text with a warning and that request is marked untyped, so the engine still types it
 //! from the schema. An invocation holding a JSON object instead of parameters (seen in the wild)
-//! is read as its arguments. Reasoning is in `<think>`. Tools are listed as JSON in
+//! is read as its arguments. The encoder writes one `<｜DSML｜invoke` per line and values as they
+//! are: when the calls are laid out so, an invoke opener in the middle of a line is a value's
+//! text (`xml_markup::invokes`). Reasoning is in `<think>`. Tools are listed as JSON in
 //! `<functions>`; results go back as `<result>` elements of `<function_results>`.
 
 use serde_json::{Map, Value};

@@ -17,6 +17,9 @@
 //! vLLM's and SGLang's `.strip()`), and XML entities are not decoded (the template does not
 //! escape).
 //!
+//! A `<tool_call>` the reply ends in (cut off by `max_tokens`, no `</tool_call>`) is reported
+//! and gives no call, as in vLLM's and SGLang's GLM parsers: the template always closes it.
+//!
 //! Reasoning is in `<think>`. GLM-4.7's template opens `<think>` in the prompt, and vLLM reads
 //! GLM replies with its DeepSeek-R1-style reasoning parser, so a `</think>` before any `<think>`
 //! ends reasoning that began at the reply's start (`THINK_MAY_START_OPEN`): calls drafted in it
@@ -24,11 +27,12 @@
 //!
 //! The tag is hermes's (and qwen3-coder's): a JSON or `<function=` body is reported as such, so
 //! auto-detect (which keeps the candidate without errors) tells them apart. For the same reason
-//! the start of a block is read strictly: a name with spaces, or text before the first
-//! key/value pair, is an error that skips the call, so prose mentioning `<tool_call>` never
-//! becomes a call. Once a pair has been read the block is GLM's, and other text between pairs
-//! is ignored with a warning, as the reference parsers ignore it. Tools are listed as JSON in
-//! `<tools>`; results go back as `<tool_response>` elements of an `<|observation|>` turn.
+//! the start of a block is read strictly: a name with spaces or without a letter or digit,
+//! or text before the first key/value pair, is an error that skips the call, so prose
+//! mentioning `<tool_call>` never becomes a call. Once a pair has been read the block is GLM's,
+//! and other text between pairs is ignored with a warning, as the reference parsers ignore it.
+//! Tools are listed as JSON in `<tools>`; results go back as `<tool_response>` elements of an
+//! `<|observation|>` turn.
 
 use serde_json::Map;
 
@@ -49,7 +53,10 @@ const VALUE_CLOSE: &str = "</arg_value>";
 const FRAMING: Framing = Framing {
     rules: &[
         THINK_MAY_START_OPEN,
-        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
+        // Not lenient: a block the reply ends in gives no call, as in vLLM
+        // (`test_glm4_moe_tool_parser.py` `test_extract_tool_calls_incomplete_tool_call`) and
+        // SGLang (`glm4_moe_detector.py` needs `</tool_call>`).
+        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)),
     ],
 };
 
@@ -142,7 +149,9 @@ impl Protocol for Glm45 {
             return;
         }
         // Prose that mentions the tag ("<tool_call> followed by …") must not become a call.
-        if name.contains(char::is_whitespace) {
+        // A name is one word with a letter or digit in it: `<tool_call> ... </tool_call>`
+        // quoted in prose (or in another format's argument) is not a call of `...`.
+        if name.contains(char::is_whitespace) || !name.contains(char::is_alphanumeric) {
             error(
                 out,
                 DiagnosticCode::MissingToolName,

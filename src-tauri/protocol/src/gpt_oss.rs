@@ -2,7 +2,10 @@
 //! function, `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`
 //! (the recipient may also come before the channel: `to=functions.NAME<|channel|>commentary`).
 //!
-//! The `analysis` channel is reasoning and never parsed; the `final` channel is the answer.
+//! The `analysis` channel is reasoning and never parsed; the `final` channel is the answer. A
+//! call message may end with `<|end|>` instead of the `<|call|>` stop token (the harmony
+//! encoding ends every message with one of `<|end|>`, `<|call|>`, `<|return|>`; vLLM's harmony
+//! tests read such a call): it is complete.
 //! Results go back as messages from the tool: `<|start|>functions.NAME to=assistant
 //! <|channel|>commentary<|message|>…<|end|>`.
 
@@ -25,7 +28,10 @@ const FRAMING: Framing = Framing {
         Rule::token("<|channel|>commentary"),
         Rule::token("<|channel|>final<|message|>"),
         Rule::token("<|return|>"),
-        Rule::token("<|end|>"),
+        // Every harmony message ends with `<|end|>`, `<|call|>` or `<|return|>`: a call message
+        // closed by `<|end|>` (vLLM `tests/parser/test_harmony.py`
+        // `test_commentary_with_recipient_excluded`) is complete.
+        Rule::end_of_turn("<|end|>"),
     ],
 };
 

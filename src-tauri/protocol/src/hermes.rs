@@ -12,7 +12,16 @@
 //! `<xml>` tags (also inside a ```` ```xml ```` fence), `<function=NAME>{…}</function>` inside
 //! `<tool_call>`, the call object in a ```` ```json ```` fence inside `<tool_call>`, and
 //! `<function name="NAME">{…}</function>`. Those other tags count only when the body is a call
-//! object (`{"name": …`); otherwise they are prose.
+//! object (`{"name": …`); otherwise they are prose. The call object is read as JSON first, as
+//! llama.cpp does: `<tool_call>` or `</tool_call>` inside one of its strings (the Qwen3 template
+//! writes arguments as they are) is text. Several objects in one `<tool_call>` (`{…}, {…}`, or
+//! one per line) are one call each, as SGLang's streaming detector reads them.
+//!
+//! Named (not auto-detected), hermes also reads what llama.cpp's open pattern reads without a
+//! tag: a bare `<function=NAME>{…}</function>`, `<function_call>{…}</function_call>`, and a
+//! call object standing on its own (`{"name": …}`, also in a ```` ```json ```` fence). Those
+//! rules are left out of its auto-detect signature, so such replies still detect as llama3_json,
+//! functionary_v31 or granite_20b_fc, which read the same calls.
 //!
 //! Reasoning: QwQ, Qwen3 Thinking and Qwen3.5 templates open `<think>` in the prompt, so text
 //! before a lone `</think>` is reasoning and calls drafted there are not calls (vLLM's `qwen3`
@@ -21,15 +30,13 @@
 //! opens calls without closing its reasoning). `<|im_end|>` / `<|endoftext|>` left in a raw
 //! completion end a `<tool_call>` that was never closed.
 //!
-//! Deliberate differences, each read by another format that auto-detect picks with the same
-//! calls: a bare `{"name": …}` in the prose is llama3_json's; `<function_call>` is
-//! granite_20b_fc's; a bare `<function=NAME>{…}</function>` is functionary_v31's; a
-//! `<tool_call>` holding `<function=NAME>` with `<parameter=…>` XML (Qwen3-Coder's layout) is
-//! qwen3_coder's: here it is reported, as llama.cpp's and SGLang's Hermes parsers read only JSON
-//! there.
+//! Deliberate difference: a `<tool_call>` holding `<function=NAME>` with `<parameter=…>` XML
+//! (Qwen3-Coder's layout) is qwen3_coder's, which auto-detect picks: here it is reported, as
+//! llama.cpp's and SGLang's Hermes parsers read only JSON there.
 
+use crate::balanced::{value_end, Syntax};
 use crate::calls::{error, find_marker_in, push_json_calls, push_named_call};
-use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
+use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK_MAY_START_OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -44,7 +51,9 @@ const FRAMING: Framing = Framing {
         // also start a call without closing its reasoning (see the module docs).
         THINK_MAY_START_OPEN
             .ends_unclosed_at(&[CALL_OPEN], &[&["{", "\"name\""], &[FUNCTION_OPEN]]),
-        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
+        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE))
+            .lenient()
+            .json_body(),
         Rule::call(NAMED_FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
         Rule::call("<tools>", Close::Marker("</tools>")).lenient(),
         Rule::call("<tool>", Close::Marker("</tool>")).lenient(),
@@ -55,8 +64,19 @@ const FRAMING: Framing = Framing {
         // Left in raw completions; they end an unclosed final call.
         Rule::end_of_turn("<|im_end|>"),
         Rule::end_of_turn("<|endoftext|>"),
+        // llama.cpp's open pattern without a tag: a bare `<function=NAME>{…}</function>`, and a
+        // call object standing on its own (also in a ```` ```json ```` fence). Read when hermes
+        // is named; left out of its auto-detect signature (see `signature`).
+        Rule::call(FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
+        Rule::object_with_key(&["\"name\""], JSON_VALUE).lenient(),
+        // granite_20b_fc's tag, which llama.cpp's Hermes parser also reads.
+        Rule::call("<function_call>", Close::Marker("</function_call>")).lenient(),
     ],
 };
+
+/// Rules before this index make hermes's auto-detect signature.
+const UNTAGGED_RULES: usize = 11;
+const BARE_FUNCTION_RULE: usize = 11;
 
 /// Indices into [`FRAMING`]'s rules; the rest are the other tags Qwen models use.
 const TOOL_CALL_RULE: usize = 1;
@@ -114,6 +134,14 @@ impl Protocol for Hermes {
         Some(FRAMING)
     }
 
+    /// The tags only: a bare call object or `<function=…>` is llama3_json's and
+    /// functionary_v31's to claim in auto-detect, which read the same calls.
+    fn signature(&self) -> crate::detect::Signature {
+        crate::detect::framing_signature(Some(Framing {
+            rules: FRAMING.rules.get(..UNTAGGED_RULES).unwrap_or(FRAMING.rules),
+        }))
+    }
+
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let body = text
             .get(block.body.start..block.body.end)
@@ -124,15 +152,14 @@ impl Protocol for Hermes {
                 let after = block.body.start + lead + FUNCTION_OPEN.len();
                 function_call(text, block, Span::new(after, block.body.end), ">", out);
             }
-            TOOL_CALL_RULE => push_json_calls(
-                out,
-                text,
-                unfenced(text, block.body),
-                block.span,
-                ID,
-                "the <tool_call> body",
-            ),
+            TOOL_CALL_RULE => {
+                let body = unfenced(text, block.body);
+                for object in call_objects(text, body) {
+                    push_json_calls(out, text, object, block.span, ID, "the <tool_call> body");
+                }
+            }
             NAMED_FUNCTION_RULE => function_call(text, block, block.body, "\">", out),
+            BARE_FUNCTION_RULE => function_call(text, block, block.body, ">", out),
             _ if starts_call_object(body) => {
                 push_json_calls(out, text, block.body, block.span, ID, "the tag's body");
             }
@@ -153,6 +180,36 @@ fn starts_call_object(body: &str) -> bool {
     body.trim_start()
         .strip_prefix('{')
         .is_some_and(|rest| rest.trim_start().starts_with("\"name\""))
+}
+
+/// The call objects in a `<tool_call>` body: usually one, but several objects one after the
+/// other (`{…}, {…}` or one per line) are each a call, as SGLang's streaming detector reads them
+/// (`test_function_call_parser.py` `TestBaseFormatDetector.test_sequential_tool_index_assignment`).
+/// Anything else (one value, a list, text that is not JSON) is the whole body, for the decoder
+/// to read or report.
+fn call_objects(text: &str, body: Span) -> Vec<Span> {
+    let bytes = text.as_bytes();
+    let skip = |mut i: usize, separators: bool| {
+        while i < body.end
+            && (bytes[i].is_ascii_whitespace() || (separators && matches!(bytes[i], b',' | b';')))
+        {
+            i += 1;
+        }
+        i
+    };
+    let mut objects = Vec::new();
+    let mut at = skip(body.start, false);
+    while at < body.end && bytes[at] == b'{' {
+        let Some(end) = value_end(Syntax::Json, &bytes[..body.end], at) else {
+            break;
+        };
+        objects.push(Span::new(at, end));
+        at = skip(end, true);
+    }
+    if objects.len() < 2 || at < body.end {
+        return vec![body];
+    }
+    objects
 }
 
 /// The JSON inside a code fence that fills a `<tool_call>` body (```` ```json ````, ```` ```xml ````

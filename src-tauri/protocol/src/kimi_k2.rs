@@ -18,9 +18,12 @@
 //! token in it, as vLLM's `kimi_k2` reasoning parser reads it. Tools are declared as a JSON
 //! list in a `tool_declare` system turn; each result is a `tool` turn headed `## Return of ID`.
 //!
-//! A call ends at the first `<|tool_call_end|>`, even inside a JSON string, as in the vendors'
-//! parsers: the token is special to the tokenizer, so a model does not write it as text. (Ending
-//! the call with its balanced JSON instead would lose the diagnostic for a missing end token.)
+//! A call ends at the first `<|tool_call_end|>` outside the JSON arguments' strings
+//! (`Rule::json_body`): the template writes arguments as they are, so a value may quote the
+//! token (a tokenizer then emits its id there, which detokenizes to the same text). The vendors'
+//! regexes end at the first one and lose such a call. A raw line break ends a string for this
+//! purpose (JSON strings cannot hold one), so a broken string still meets its end token and the
+//! diagnostic for a missing end token stays.
 
 use crate::calls::{arguments, error, parse_json, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
@@ -42,7 +45,9 @@ const FRAMING: Framing = Framing {
         // its calls without closing it: vLLM's `kimi_k2` reasoning parser reads both.
         THINK_MAY_START_OPEN
             .ends_unclosed_at(&[SECTION_OPEN, SECTION_OPEN_SINGULAR, CALL_OPEN], &[]),
-        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).lenient(),
+        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE))
+            .lenient()
+            .json_body(),
         Rule::token(SECTION_OPEN),
         Rule::token("<|tool_calls_section_end|>"),
         Rule::token(SECTION_OPEN_SINGULAR),

@@ -113,6 +113,7 @@ impl Protocol for Llama3Json {
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         match block.rule {
             PYTHON_TAG_RULE => decode_python_tag(text, block, out),
+            _ if !block.complete && decode_restarted(text, block, out) => {}
             IN_PROSE_RULE => decode_in_prose(text, block, out),
             _ => push_json_calls(out, text, block.body, block.span, ID, "the JSON call"),
         }
@@ -120,6 +121,59 @@ impl Protocol for Llama3Json {
 }
 
 const ID: &str = "llama3_json";
+
+/// A call object the reply ends in (it never closes): when a complete call object starts inside
+/// it (`{"name": "f", "parameters": {{"name": "f", "parameters": {}}`, a model restarting its
+/// call), that one and any after it are read and the broken start is reported, as vLLM (every
+/// `{` is tried) and SGLang (a failed decode resumes at the next `{"name"`, test
+/// `TestLlama32Detector.test_invalid_then_valid_json`) read it. False when there is none: the
+/// block is then decoded as usual.
+fn decode_restarted(text: &str, block: &Block, out: &mut ParseOutput) -> bool {
+    let bytes = text.as_bytes();
+    let body = block.body;
+    let mut objects = Vec::new();
+    let mut at = body.start + 1;
+    while let Some(offset) = bytes
+        .get(at..body.end)
+        .and_then(|rest| memchr::memchr(b'{', rest))
+    {
+        let start = at + offset;
+        let key = text
+            .get(start + 1..body.end)
+            .unwrap_or_default()
+            .trim_start();
+        let end = value_end(Syntax::Json, &bytes[..body.end], start)
+            .filter(|_| key.starts_with("\"name\""))
+            .filter(|&end| is_call_object(text.get(start..end).unwrap_or_default()));
+        match end {
+            Some(end) => {
+                objects.push(Span::new(start, end));
+                at = end;
+            }
+            None => at = start + 1,
+        }
+    }
+    let Some(first) = objects.first() else {
+        return false;
+    };
+    error(
+        out,
+        DiagnosticCode::InvalidJson,
+        "the JSON call is not complete before another call object starts in it; it is skipped"
+            .to_owned(),
+        Span::new(block.span.start, first.start),
+    );
+    for object in objects {
+        push_json_calls(out, text, object, object, ID, "the JSON call");
+    }
+    true
+}
+
+/// A JSON object holding a call's arguments (`"parameters"` or `"arguments"`), as vLLM requires.
+fn is_call_object(json: &str) -> bool {
+    serde_json::from_str::<Map<String, Value>>(json)
+        .is_ok_and(|o| o.contains_key("parameters") || o.contains_key("arguments"))
+}
 
 /// A JSON object in the prose: a call when it holds `"parameters"` or `"arguments"` (what vLLM
 /// takes for a call), else prose (`{"name": "x"}` quoted as an example). Parsed once: the

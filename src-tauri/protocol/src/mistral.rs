@@ -11,7 +11,8 @@
 
 use serde_json::json;
 
-use crate::calls::push_json_calls;
+use crate::balanced::{value_end, Syntax};
+use crate::calls::{find_marker_in, push_json_calls};
 use crate::framing::{Block, Framing};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{ParseOutput, Span};
@@ -86,6 +87,19 @@ impl Protocol for Mistral {
                 self.id(),
                 "the list after [TOOL_CALLS]",
             );
+        } else if let Some((at, end)) = junk_before_call_object(body) {
+            // vLLM's pre-v11 regex fallback (`test_extract_tool_calls_pre_v11_regex_fallback`):
+            // text that cannot be a function name before `[{…}]` is skipped and the call
+            // object read.
+            let object = Span::new(block.body.start + at, block.body.start + end);
+            push_json_calls(
+                out,
+                text,
+                object,
+                block.span,
+                self.id(),
+                "the list after [TOOL_CALLS]",
+            );
         } else {
             crate::mistral_v11::decode_compact(self.id(), text, block, out);
         }
@@ -97,4 +111,22 @@ impl Protocol for Mistral {
             prefixes: Vec::new(),
         }
     }
+}
+
+/// Where the call object starts when words, not a function name, stand between `[TOOL_CALLS]`
+/// and a list `[{"name": …}]` (`[TOOL_CALLS]  junk [{"name": …}]`: a compact call's arguments
+/// follow its name directly); `None` for the compact form (`name{…}`, `name[ARGS]{…}`).
+fn junk_before_call_object(body: &str) -> Option<(usize, usize)> {
+    if find_marker_in(body, crate::mistral_v11::ARGS).is_some() {
+        return None;
+    }
+    let at = body.find('{')?;
+    let words = body[..at].trim_end().strip_suffix('[')?;
+    let object = body[at + 1..].trim_start();
+    if words.trim().is_empty() || !object.starts_with("\"name\"") {
+        return None;
+    }
+    // The object alone: the list's `]` and any text after it are not part of it.
+    let end = value_end(Syntax::Json, body.as_bytes(), at)?;
+    Some((at, end))
 }

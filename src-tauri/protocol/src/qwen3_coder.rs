@@ -35,9 +35,9 @@
 //! Decisions on broken calls (a malformed call never hides its neighbours):
 //! - a value ends at `</parameter>`; when that is missing (the next `<parameter=` comes first,
 //!   or the function ends), the value is read up to there and kept with a warning (the boundary
-//!   is clear); when the reply itself ends inside the value, it is read to the end, as vLLM
-//!   reads it, with a warning, and the call is marked incomplete (the value may be cut off;
-//!   SGLang, which needs `</tool_call>`, gives no call);
+//!   is clear); when the reply itself ends inside the value, the value is cut off and the call
+//!   is skipped (error), as SGLang, which needs `</tool_call>`, gives no call (vLLM reads the
+//!   value to the end: a `rm -rf /tmp/build` cut to `rm -rf /` would run);
 //! - a function ends at `</function>`; when that is missing inside a `<tool_call>`, it ends at
 //!   the next `<function=` or at `</tool_call>` (warning);
 //! - a reply that ends after the last complete parameter (no `</function>` / `</tool_call>`) is
@@ -50,8 +50,13 @@
 //! - a parameter given twice: warning, the last value wins;
 //! - several functions in one `<tool_call>`: one request each.
 //!
-//! Values cannot contain `</parameter>` or `<parameter=` (nor `</function>`), as in the
-//! reference parsers: the template has no escaping, so such text is read as a tag.
+//! The template writes every tag on its own line and values as they are (no escaping). A value
+//! laid out so (`<parameter=KEY>` then a line break) ends at the `</parameter>` that starts a
+//! line, and a function laid out so at the `</function>` that starts a line: tags in the middle
+//! of a line are the value's text (`Close tags inline: </parameter> …`). Without such a tag the
+//! first one counts, as in the reference parsers, which always end at the first. For the same
+//! reason `<tool_call>` and `</tool_call>` count inside a `<tool_call>` only at the start of a
+//! line or right after another tag (`Rule::markup_body`): a value may quote them.
 
 use serde_json::Value;
 
@@ -61,7 +66,7 @@ use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
-use function::{decode_function, preview, Function, Next};
+use function::{decode_function, find_byte, line_follows, preview, Function, Next};
 
 pub const TOOL_CALL_OPEN: &str = "<tool_call>";
 pub const TOOL_CALL_CLOSE: &str = "</tool_call>";
@@ -82,7 +87,10 @@ const FRAMING: Framing = Framing {
         // Qwen3 Thinking and Qwen3.5 templates open `<think>` in the prompt, and Qwen3.5 may
         // open a call without closing its reasoning (vLLM's `qwen3` reasoning parser).
         THINK_MAY_START_OPEN.ends_unclosed_at(&[TOOL_CALL_OPEN], &[&[FUNCTION_OPEN]]),
-        Rule::call(TOOL_CALL_OPEN, Close::Marker(TOOL_CALL_CLOSE)).lenient(),
+        // `<tool_call>` / `</tool_call>` quoted in a value's text are not the block's tags.
+        Rule::call(TOOL_CALL_OPEN, Close::Marker(TOOL_CALL_CLOSE))
+            .lenient()
+            .markup_body(),
         Rule::call(FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
         Rule::end_of_turn("<|im_end|>"),
         // Seed-OSS writes the same functions inside its own block: that block is Seed-OSS's, so
@@ -237,6 +245,8 @@ fn decode_tool_call(text: &str, block: &Block, out: &mut ParseOutput) {
     let truncated = !block.complete;
     let mut opens = Next::new(FUNCTION_OPEN, end);
     let mut closes = Next::new(FUNCTION_CLOSE, end);
+    let mut line_opens = Next::at_line_start(FUNCTION_OPEN, end);
+    let mut line_closes = Next::at_line_start(FUNCTION_CLOSE, end);
     let mut calls = Vec::new();
     let mut functions = 0;
     let mut pos = start;
@@ -244,8 +254,21 @@ fn decode_tool_call(text: &str, block: &Block, out: &mut ParseOutput) {
         stray_in_tool_call(text, Span::new(pos, open), false, out);
         functions += 1;
         let name_start = open + FUNCTION_OPEN.len();
-        let close = closes.from(text, name_start);
+        // Laid out on lines as the template writes it, a function ends at the `</function>`
+        // that starts a line (values may quote the tag mid-line); else at the first one.
+        let laid_out = find_byte(text, name_start, end, b'>')
+            .filter(|&gt| line_follows(text, gt + 1))
+            .and_then(|_| {
+                let close = line_closes.from(text, name_start);
+                let next = line_opens.from(text, name_start);
+                close.filter(|&close| next.is_none_or(|next| close < next))
+            });
+        let close = laid_out.or_else(|| closes.from(text, name_start));
         let next = opens.from(text, name_start);
+        let next = match laid_out {
+            Some(_) => line_opens.from(text, name_start),
+            None => next,
+        };
         // `</function>` ends it, unless another function starts first.
         let close = close.filter(|&close| next.is_none_or(|next| close < next));
         let function = match (close, next) {

@@ -3,6 +3,15 @@
 //!
 //! xLAM's system prompt asks for exactly that list and nothing else; results go back as a
 //! JSON list of `{"name", "results"}` objects.
+//!
+//! Follows vLLM's `xlam` parser (`vllm/tool_parsers/xlam_tool_parser.py`,
+//! `preprocess_model_output`, tests `tests/tool_parsers/test_xlam_tool_parser.py`), which also
+//! reads the list inside `<tool_call>…</tool_call>` tags, as xLAM models fine-tuned from Qwen
+//! bases write it: read when xlam is named, left out of its auto-detect signature (hermes owns
+//! the tag there and reads the same calls). Deliberate difference: the list after
+//! `[TOOL_CALLS]`, which vLLM's xLAM parser also reads, is left to mistral (auto-detect finds
+//! it there): named here it would make every Mistral reply parse as xLAM too, since a reply
+//! starting with `[` is xLAM's signature.
 
 use serde_json::{json, Value};
 
@@ -18,8 +27,13 @@ const FRAMING: Framing = Framing {
         THINK,
         Rule::call("```json", Close::Marker("```")).lenient(),
         Rule::at_text_start("[", JSON_VALUE).lenient(),
+        // Another format's wrapper (see the module docs); not in the signature.
+        Rule::call("<tool_call>", Close::Marker("</tool_call>")).lenient(),
     ],
 };
+
+/// Rules before this index make xlam's auto-detect signature.
+const WRAPPER_RULES: usize = 3;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Xlam;
@@ -54,6 +68,12 @@ impl Protocol for Xlam {
 
     fn framing(&self) -> Option<Framing> {
         Some(FRAMING)
+    }
+
+    fn signature(&self) -> crate::detect::Signature {
+        crate::detect::framing_signature(Some(Framing {
+            rules: FRAMING.rules.get(..WRAPPER_RULES).unwrap_or(FRAMING.rules),
+        }))
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {

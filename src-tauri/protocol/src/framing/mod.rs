@@ -119,6 +119,12 @@ pub struct Rule {
     /// closed before the next block or the reply's end) ends there, as at the reply's end
     /// (`<|im_end|>` left in a raw completion after an unclosed `<tool_call>`).
     pub ends_turn: bool,
+    /// Delimited call blocks whose body holds JSON: a closing marker, or the rule's own opener,
+    /// inside a JSON string of the body is text, not the block's end (see [`Rule::json_body`]).
+    pub json_strings: bool,
+    /// Delimited call blocks whose body is markup with text values: a closing marker, or the
+    /// rule's own opener, counts only where a tag may stand (see [`Rule::markup_body`]).
+    pub tags_on_own: bool,
 }
 
 /// Where unclosed reasoning ends early: see [`Rule::early_end`].
@@ -132,98 +138,56 @@ pub struct EarlyEnd {
 }
 
 impl Rule {
-    pub const fn call(open: &'static str, close: Close) -> Self {
+    /// A rule with every option off: the constructors below start from it.
+    const fn new(open: Open, close: Close, kind: BlockKind) -> Self {
         Self {
-            open: Open::Marker(open),
+            open,
             close,
-            kind: BlockKind::Call,
+            kind,
             lenient_end: false,
             separators: &[],
             may_start_open: false,
             early_end: None,
             ends_turn: false,
+            json_strings: false,
+            tags_on_own: false,
         }
     }
 
+    pub const fn call(open: &'static str, close: Close) -> Self {
+        Self::new(Open::Marker(open), close, BlockKind::Call)
+    }
+
     pub const fn at_text_start(prefix: &'static str, close: Close) -> Self {
-        Self {
-            open: Open::TextStart(prefix),
-            close,
-            kind: BlockKind::Call,
-            lenient_end: false,
-            separators: &[],
-            may_start_open: false,
-            early_end: None,
-            ends_turn: false,
-        }
+        Self::new(Open::TextStart(prefix), close, BlockKind::Call)
     }
 
     /// A Python call list anywhere in the reply ([`Open::CallList`]).
     pub const fn call_list(close: Close) -> Self {
-        Self {
-            open: Open::CallList,
-            close,
-            kind: BlockKind::Call,
-            lenient_end: false,
-            separators: &[],
-            may_start_open: false,
-            early_end: None,
-            ends_turn: false,
-        }
+        Self::new(Open::CallList, close, BlockKind::Call)
     }
 
     /// A JSON list of call objects in the prose or as the reply: see [`Open::ObjectList`].
     pub const fn object_list(keys: &'static [&'static str], close: Close) -> Self {
-        Self {
-            open: Open::ObjectList(keys),
-            close,
-            kind: BlockKind::Call,
-            lenient_end: false,
-            separators: &[],
-            may_start_open: false,
-            early_end: None,
-            ends_turn: false,
-        }
+        Self::new(Open::ObjectList(keys), close, BlockKind::Call)
     }
 
     /// A bare JSON object in the prose: see [`Open::ObjectWithKey`].
     pub const fn object_with_key(keys: &'static [&'static str], close: Close) -> Self {
-        Self {
-            open: Open::ObjectWithKey(keys),
-            close,
-            kind: BlockKind::Call,
-            lenient_end: false,
-            separators: &[],
-            may_start_open: false,
-            early_end: None,
-            ends_turn: false,
-        }
+        Self::new(Open::ObjectWithKey(keys), close, BlockKind::Call)
     }
 
     pub const fn reasoning(open: &'static str, close: &'static str) -> Self {
-        Self {
-            open: Open::Marker(open),
-            close: Close::Marker(close),
-            kind: BlockKind::Reasoning,
-            lenient_end: true,
-            separators: &[],
-            may_start_open: false,
-            early_end: None,
-            ends_turn: false,
-        }
+        Self::new(
+            Open::Marker(open),
+            Close::Marker(close),
+            BlockKind::Reasoning,
+        )
+        .lenient()
     }
 
     pub const fn token(marker: &'static str) -> Self {
-        Self {
-            open: Open::Marker(marker),
-            close: Close::Immediately,
-            kind: BlockKind::Token,
-            lenient_end: true,
-            separators: &[],
-            may_start_open: false,
-            early_end: None,
-            ends_turn: false,
-        }
+        Self::new(Open::Marker(marker), Close::Immediately, BlockKind::Token).lenient()
     }
 
     /// Decodes a block the reply ends in, instead of only reporting it.
@@ -253,6 +217,24 @@ impl Rule {
         let mut rule = Self::token(marker);
         rule.ends_turn = true;
         rule
+    }
+
+    /// The body's JSON strings may hold the format's markers as text (a call's arguments that
+    /// quote `<tool_call>` or `</tool_call>`): the block ends at a marker outside them, as a
+    /// parser that reads the JSON value first does (llama.cpp). A raw line break ends a string
+    /// here (JSON strings cannot hold one), so a broken string does not swallow what follows.
+    pub const fn json_body(mut self) -> Self {
+        self.json_strings = true;
+        self
+    }
+
+    /// The body is markup whose text values may quote the format's tags (Qwen3-Coder writes
+    /// values as they are): a closing marker, or the rule's own opener, ends the block only
+    /// where the template puts a tag, at the start of a line or right after another tag (`>`,
+    /// spaces between allowed); in the middle of a value's text it is text.
+    pub const fn markup_body(mut self) -> Self {
+        self.tags_on_own = true;
+        self
     }
 
     /// Blocks of this rule may follow each other with one of `bytes` between them. A

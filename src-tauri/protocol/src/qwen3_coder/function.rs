@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::{FUNCTION_CLOSE, FUNCTION_OPEN, PARAMETER_CLOSE, PARAMETER_OPEN};
 use crate::calls::{error, warning, Call};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
-use crate::xml_markup::strip_one_newline;
+use crate::xml_markup::{starts_line, strip_one_newline};
 
 /// The next occurrence of a marker at or after a position, before a fixed end. Positions asked
 /// for only grow, so a match found once is reused until passed and a failed search is final:
@@ -16,6 +16,8 @@ pub(super) struct Next {
     end: usize,
     found: Option<usize>,
     exhausted: bool,
+    /// Only occurrences that start a line (after indentation) count.
+    line_start: bool,
 }
 
 impl Next {
@@ -25,6 +27,16 @@ impl Next {
             end,
             found: None,
             exhausted: false,
+            line_start: false,
+        }
+    }
+
+    /// Occurrences that start a line, where the chat template puts every tag (`\n</parameter>\n`):
+    /// a tag in the middle of a line of a value is the value's text.
+    pub(super) fn at_line_start(marker: &'static str, end: usize) -> Self {
+        Self {
+            line_start: true,
+            ..Self::new(marker, end)
         }
     }
 
@@ -35,18 +47,29 @@ impl Next {
         if let Some(at) = self.found.filter(|&at| at >= from) {
             return Some(at);
         }
-        let haystack = text.as_bytes().get(from..self.end)?;
-        match find_tag(haystack, self.marker.as_bytes()) {
-            Some(offset) => {
-                self.found = Some(from + offset);
-                self.found
-            }
-            None => {
-                self.exhausted = true;
-                None
+        let mut at = from;
+        loop {
+            let haystack = text.as_bytes().get(at..self.end)?;
+            match find_tag(haystack, self.marker.as_bytes()) {
+                Some(offset) if !self.line_start || starts_line(text, at + offset) => {
+                    self.found = Some(at + offset);
+                    return self.found;
+                }
+                Some(offset) => at += offset + 1,
+                None => {
+                    self.exhausted = true;
+                    return None;
+                }
             }
         }
     }
+}
+
+/// Whether a tag ending just before `at` is followed by a line break, as the template writes
+/// `<function=NAME>` and `<parameter=KEY>`: the value (or function) is laid out on lines.
+pub(super) fn line_follows(text: &str, at: usize) -> bool {
+    let rest = text.get(at..).unwrap_or_default();
+    rest.starts_with('\n') || rest.starts_with("\r\n")
 }
 
 /// A `<function=…>` region of a block.
@@ -99,6 +122,8 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
     let mut args = Map::new();
     let mut opens = Next::new(PARAMETER_OPEN, f.end);
     let mut closes = Next::new(PARAMETER_CLOSE, f.end);
+    let mut line_opens = Next::at_line_start(PARAMETER_OPEN, f.end);
+    let mut line_closes = Next::at_line_start(PARAMETER_CLOSE, f.end);
     let mut pos = gt + 1;
     loop {
         pos = skip_whitespace(text, pos, f.end);
@@ -151,6 +176,21 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
             return None;
         };
         let value_start = key_gt + 1;
+        // A value on its own lines (the template's layout) ends at the `</parameter>` that
+        // starts a line: tags in the middle of its lines are its text. Otherwise, or when no
+        // such tag comes before the next parameter, at the first `</parameter>`.
+        let laid_out = line_follows(text, value_start).then(|| {
+            let close = line_closes.from(text, value_start);
+            let next = line_opens.from(text, value_start);
+            close.filter(|&close| next.is_none_or(|next| close < next))
+        });
+        if let Some(Some(close)) = laid_out {
+            let (value, _) = strip_one_newline(text, Span::new(value_start, close));
+            let after = close + PARAMETER_CLOSE.len();
+            insert_value(&mut args, key, value, name, Span::new(pos, after), out);
+            pos = after;
+            continue;
+        }
         let close = closes.from(text, value_start);
         let next = opens.from(text, value_start);
         // `</parameter>` ends it, unless another parameter starts first.
@@ -171,18 +211,19 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
                 (next, next)
             }
             (None, None) if f.cut_off => {
-                // Read to the end, as vLLM's parameter pattern does (`…|$`); the call is marked
-                // incomplete (its block was cut off), so a strict reading drops it.
-                warning(
+                // The value is cut off: running the call with it would run something the model
+                // did not write (`rm -rf /tmp/build` cut to `rm -rf /`). SGLang, which needs
+                // `</tool_call>`, gives no call either; vLLM's pattern (`…|$`) reads it.
+                error(
                     out,
                     DiagnosticCode::UnclosedValue,
                     format!(
-                        "the reply ends inside the value of '{key}' in '{name}': it may be cut \
-                         off; read up to the end of the reply"
+                        "the reply ends inside the value of '{key}' in '{name}': the value is \
+                         cut off; the call is skipped"
                     ),
                     Span::new(pos, f.end),
                 );
-                (f.end, f.end)
+                return None;
             }
             (None, None) => {
                 let ended_by = f.ended_by.unwrap_or("'</function>'");
@@ -199,19 +240,7 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
             }
         };
         let (value, _) = strip_one_newline(text, Span::new(value_start, value_end));
-        if args
-            .insert(key.to_owned(), Value::String(value.to_owned()))
-            .is_some()
-        {
-            warning(
-                out,
-                DiagnosticCode::DuplicateKey,
-                format!(
-                    "'{name}' gives the parameter '{key}' more than once; the last value is kept"
-                ),
-                Span::new(pos, after),
-            );
-        }
+        insert_value(&mut args, key, value, name, Span::new(pos, after), out);
         pos = after;
     }
     Some(Call {
@@ -219,6 +248,28 @@ pub(super) fn decode_function(text: &str, f: &Function, out: &mut ParseOutput) -
         args,
         id: None,
     })
+}
+
+/// Adds a parameter's text; a parameter given twice keeps its last value, with a warning.
+fn insert_value(
+    args: &mut Map<String, Value>,
+    key: &str,
+    value: &str,
+    name: &str,
+    span: Span,
+    out: &mut ParseOutput,
+) {
+    if args
+        .insert(key.to_owned(), Value::String(value.to_owned()))
+        .is_some()
+    {
+        warning(
+            out,
+            DiagnosticCode::DuplicateKey,
+            format!("'{name}' gives the parameter '{key}' more than once; the last value is kept"),
+            span,
+        );
+    }
 }
 
 /// Text in a function that is not a `<parameter=…>` (a note, or JSON arguments). vLLM's and

@@ -178,18 +178,16 @@ fn a_reply_cut_after_the_last_parameter_is_decoded_with_a_warning() {
 }
 
 #[test]
-fn a_reply_cut_inside_a_value_reads_it_to_the_end() {
-    // vLLM's parameter pattern ends a value at `</parameter>`, the next tag or the end (`$`).
+fn a_reply_cut_inside_a_value_skips_the_call() {
+    // The value is cut off (`rm -rf /tmp/build` cut to `rm -rf /`): no call, as in SGLang,
+    // which needs `</tool_call>`; the complete call before it stays.
     for cut in [
         "<tool_call>\n<function=f>\n<parameter=a>\npartial val",
         "<function=f>\n<parameter=a>\npartial val",
     ] {
         let out = parse(&format!("{WEATHER}\n{cut}"));
-        assert_eq!(out.requests.len(), 2, "{cut}");
-        let cut_off = &out.requests[1];
-        assert_eq!(json!(cut_off.args), json!({"a": "partial val"}), "{cut}");
-        assert!(cut_off.incomplete, "{cut}");
-        assert!(!out.has_errors(), "{cut}: {:?}", out.diagnostics);
+        assert_eq!(out.requests.len(), 1, "{cut}");
+        assert!(out.has_errors(), "{cut}: {:?}", out.diagnostics);
     }
 }
 

@@ -33,7 +33,11 @@ pub fn decode_invokes<'t>(
     let mut invokes = Vec::new();
     let mut cursor = block.body.start;
     let mut any = false;
+    // Calls laid out one per line, as the templates write them: a call opener in the middle of
+    // a line is a parameter value's text (`Write <｜DSML｜invoke name="x"> to call a tool.`).
+    let mut laid_out = None;
     while let Some(open) = finders.invokes.find_tag(cursor) {
+        let laid_out = *laid_out.get_or_insert_with(|| starts_line(text, open));
         any = true;
         stray_text(
             text,
@@ -43,7 +47,10 @@ pub fn decode_invokes<'t>(
             out,
         );
         let after_open = open + markup.invoke_open.len();
-        let next = finders.invokes.find_tag(after_open);
+        let mut next = finders.invokes.find_tag(after_open);
+        while let Some(at) = next.filter(|&at| laid_out && !starts_line(text, at)) {
+            next = finders.invokes.find_tag(at + 1);
+        }
         let limit = next.unwrap_or(end);
         // Only the reply's end can cut a block short here (the scanner skips blocks cut by
         // another), so an incomplete block is a reply that stopped inside it.

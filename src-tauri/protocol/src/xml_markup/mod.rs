@@ -115,6 +115,17 @@ pub struct RawInvoke<'t> {
     pub json: Option<Span>,
 }
 
+/// Whether `text[at..]` starts a line: only spaces or tabs since the last line break.
+pub fn starts_line(text: &str, at: usize) -> bool {
+    let before = text.as_bytes().get(..at).unwrap_or_default();
+    let indent = before
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    before.len() > indent && before[before.len() - indent - 1] == b'\n'
+}
+
 /// Finds a needle in `text[..end]` at or after a position, remembering its last answer:
 /// decoders ask with positions that only grow, so a stretch already searched is not searched
 /// again for every call, which keeps a block of thousands of calls (or broken ones) linear.

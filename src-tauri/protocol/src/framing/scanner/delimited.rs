@@ -88,6 +88,19 @@ impl Scanner {
         } else {
             reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof))
         };
+        let first_full = match (&reopen_hit, &close_hit) {
+            (Some((at, Match::Yes)), _) | (_, Some((at, Match::Yes))) => Some(*at),
+            _ => None,
+        };
+        if let Some(at) = first_full {
+            let quoted = (r.json_strings && self.strings.inside_at(bytes, at))
+                || (r.tags_on_own && !where_a_tag_stands(bytes, at));
+            if quoted {
+                // A marker quoted in an argument's text: text. Search on after it.
+                self.pos = at + 1;
+                return true;
+            }
+        }
         match (close_hit, reopen_hit) {
             (_, Some((at, Match::Yes))) if until_next => {
                 self.end_block(rule, Span::new(start, at), body_start, at, true, events);
@@ -302,4 +315,52 @@ fn early_end_at(bytes: &[u8], body_start: usize, early: super::super::EarlyEnd) 
         })
     };
     (early.then.is_empty() || early.then.iter().any(|pieces| follows(pieces))).then_some(at)
+}
+
+/// Whether a tag at `at` starts a line or follows another tag (`>`), spaces or tabs between.
+fn where_a_tag_stands(bytes: &[u8], at: usize) -> bool {
+    let before = bytes.get(..at).unwrap_or_default();
+    let indent = before
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    before.len() == indent || matches!(before[before.len() - indent - 1], b'\n' | b'>')
+}
+
+/// Whether the body read so far ends inside a JSON string, read up to `upto`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct JsonStrings {
+    upto: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonStrings {
+    /// Nothing read yet of a body starting at `upto`.
+    pub(super) fn from(upto: usize) -> Self {
+        Self {
+            upto,
+            ..Self::default()
+        }
+    }
+
+    /// Reads `bytes[self.upto..at]`; true when `at` is inside a string.
+    pub(super) fn inside_at(&mut self, bytes: &[u8], at: usize) -> bool {
+        for &b in bytes.get(self.upto..at).unwrap_or_default() {
+            if !self.in_string {
+                self.in_string = b == b'"';
+            } else if self.escaped {
+                self.escaped = false;
+            } else {
+                match b {
+                    b'\\' => self.escaped = true,
+                    b'"' | b'\n' => self.in_string = false,
+                    _ => {}
+                }
+            }
+        }
+        self.upto = self.upto.max(at);
+        self.in_string
+    }
 }

@@ -15,6 +15,8 @@ mod balanced;
 mod delimited;
 mod start_open;
 
+use delimited::JsonStrings;
+
 #[derive(Debug, Clone)]
 enum State {
     Outside,
@@ -70,6 +72,8 @@ pub struct Scanner {
     start_open_searched: Option<usize>,
     /// Inline code and fences in the prose: a marker quoted there is not a block.
     prose: Prose,
+    /// JSON strings in the open block's body, for rules with [`super::Rule::json_strings`].
+    strings: JsonStrings,
 }
 
 fn diagnostic(severity: Severity, code: DiagnosticCode, message: String, span: Span) -> Diagnostic {
@@ -109,6 +113,7 @@ impl Scanner {
             absent: Vec::new(),
             start_open_searched,
             prose: Prose::new(),
+            strings: JsonStrings::default(),
         }
     }
 
@@ -193,6 +198,7 @@ impl Scanner {
         }
         self.body_reported = body_start;
         self.turn_at = None;
+        self.strings = JsonStrings::from(body_start);
         self.pos = body_start;
         self.state = match r.close {
             Close::Immediately => {
