@@ -129,28 +129,18 @@ const ID: &str = "llama3_json";
 /// `TestLlama32Detector.test_invalid_then_valid_json`) read it. False when there is none: the
 /// block is then decoded as usual.
 fn decode_restarted(text: &str, block: &Block, out: &mut ParseOutput) -> bool {
-    let bytes = text.as_bytes();
-    let body = block.body;
-    let mut objects = Vec::new();
-    let mut at = body.start + 1;
-    while let Some(offset) = bytes
-        .get(at..body.end)
-        .and_then(|rest| memchr::memchr(b'{', rest))
-    {
-        let start = at + offset;
-        let key = text
-            .get(start + 1..body.end)
-            .unwrap_or_default()
-            .trim_start();
-        let end = value_end(Syntax::Json, &bytes[..body.end], start)
-            .filter(|_| key.starts_with("\"name\""))
-            .filter(|&end| is_call_object(text.get(start..end).unwrap_or_default()));
-        match end {
-            Some(end) => {
-                objects.push(Span::new(start, end));
-                at = end;
-            }
-            None => at = start + 1,
+    let mut objects: Vec<Span> = Vec::new();
+    // In start order, so the objects nested in an accepted call come right after it.
+    for object in closed_objects(text.as_bytes(), block.body) {
+        if object.start <= block.body.start
+            || objects.last().is_some_and(|last| object.start < last.end)
+        {
+            continue;
+        }
+        let json = text.get(object.start..object.end).unwrap_or_default();
+        let key = json.get(1..).unwrap_or_default().trim_start();
+        if key.starts_with("\"name\"") && is_call_object(json) {
+            objects.push(object);
         }
     }
     let Some(first) = objects.first() else {
@@ -167,6 +157,38 @@ fn decode_restarted(text: &str, block: &Block, out: &mut ParseOutput) -> bool {
         push_json_calls(out, text, object, object, ID, "the JSON call");
     }
     true
+}
+
+/// Every object in `body` that closes before it ends, in start order, found in one pass with
+/// JSON strings skipped. Trying each `{` with its own balanced walk would read a long unclosed
+/// body once per brace: quadratic on a reply of nested, never-closed objects.
+fn closed_objects(bytes: &[u8], body: Span) -> Vec<Span> {
+    let mut open = Vec::new();
+    let mut closed = Vec::new();
+    let (mut in_string, mut escaped) = (false, false);
+    for (at, &b) in bytes.iter().enumerate().take(body.end).skip(body.start) {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' => open.push(at),
+            b'}' => {
+                if let Some(start) = open.pop() {
+                    closed.push(Span::new(start, at + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    closed.sort_unstable_by_key(|span| span.start);
+    closed
 }
 
 /// A JSON object holding a call's arguments (`"parameters"` or `"arguments"`), as vLLM requires.

@@ -194,3 +194,24 @@ fn a_call_list_is_xlam_only_where_it_starts_the_reply() {
         );
     }
 }
+
+/// A Llama 3 call restarted inside calls that never close, nested 2,000 deep: only the complete
+/// innermost call is read (SGLang `test_invalid_then_valid_json`, vLLM's try-every-`{`), found
+/// in one pass over the body rather than one walk per brace.
+#[test]
+fn a_call_restarted_deep_inside_unclosed_calls_is_read_once() {
+    let mut text = String::new();
+    for _ in 0..2_000 {
+        text.push_str("{\"name\": \"g\", \"parameters\": ");
+    }
+    text.push_str("{\"name\": \"h\", \"parameters\": {\"q\": \"}{\"}}");
+    let report = parse(&text, Some("llama3_json"));
+    assert_eq!(calls(&report), vec![json!(["h", {"q": "}{"}])]);
+    assert!(
+        report.diagnostics.iter().any(|d| d
+            .message
+            .contains("not complete before another call object")),
+        "the broken start is reported: {:?}",
+        report.diagnostics
+    );
+}
