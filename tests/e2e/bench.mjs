@@ -351,6 +351,8 @@ async function benchIpcFloor(browser) {
     // around it: what the command costs over IPC.
     const runs = [];
     const events = [];
+    const messages = [];
+    const timeouts = [];
     (async () => {
       for (let i = 0; i < count; i++) {
         await new Promise((r) => requestAnimationFrame(r));
@@ -377,10 +379,28 @@ async function benchIpcFloor(browser) {
         runs.push(performance.now() - sent);
         if (event !== null) events.push(event - sent);
       }
+      // How soon the page runs a task posted by a MessageChannel (React's scheduler posts its
+      // renders that way) and by setTimeout(0), from an idle page.
+      for (let i = 0; i < count; i++) {
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 5)));
+        const posted = performance.now();
+        await new Promise((resolve) => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => {
+            channel.port1.close();
+            resolve();
+          };
+          channel.port2.postMessage(null);
+        });
+        messages.push(performance.now() - posted);
+        const timed = performance.now();
+        await new Promise((r) => setTimeout(r, 0));
+        timeouts.push(performance.now() - timed);
+      }
     })().then(
       () => {
         target.remove();
-        done({ ok: true, latencies, answers, runs, events });
+        done({ ok: true, latencies, answers, runs, events, messages, timeouts });
       },
       (error) => done({ ok: false, error: String(error) }),
     );
@@ -396,6 +416,8 @@ async function benchIpcFloor(browser) {
     answered: median(outcome.answers),
     run: median(outcome.runs),
     runEvent: outcome.events.length ? median(outcome.events) : null,
+    message: median(outcome.messages),
+    timeout: median(outcome.timeouts),
   };
 }
 
@@ -653,6 +675,7 @@ async function benchRuns(browser, appPid) {
   if (floor) {
     log(`  IPC floor, ${floor.samples} no-op commands (cancel_run of no run) from the same page: answer -> text set -> next frame: median ${ms(floor.median)}, p95 ${ms(floor.p95)}; answer back alone median ${ms(floor.answered)}`);
     log(`  execute_call of echo_echo invoked from the page with no pane: answer back median ${ms(floor.run)}, its first channel event ${floor.runEvent === null ? "none" : `median ${ms(floor.runEvent)}`}`);
+    log(`  a task posted from an idle page runs after: MessageChannel median ${floor.message.toFixed(2)} ms, setTimeout(0) median ${floor.timeout.toFixed(2)} ms`);
   }
   await settle(2000);
   const memory = appMemory(appPid);
