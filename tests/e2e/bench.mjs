@@ -527,15 +527,7 @@ async function benchRuns(browser, appPid) {
                   q("executor-run").click();
                   // React renders a click's updates before click() returns (a discrete event).
                   const clickReturned = performance.now();
-                  // The frame that shows "running": when it starts, and when its painting is over
-                  // (a task queued from its animation frame runs after the paint).
-                  const runningFrame = { start: null, end: null };
-                  requestAnimationFrame(() => {
-                    runningFrame.start = performance.now();
-                    setTimeout(() => {
-                      runningFrame.end = performance.now();
-                    }, 0);
-                  });
+
                   // When the click's own work (React's render of "running") has let the main
                   // thread go: a message posted now is handled only then.
                   const idleMark = { at: null };
@@ -580,8 +572,6 @@ async function benchRuns(browser, appPid) {
                         parts.push({
                           toSent: mark ? mark.sent - clicked : null,
                           clickHandled: clickReturned - clicked,
-                          runningFrameStart: runningFrame.start === null ? null : runningFrame.start - clicked,
-                          runningFrameEnd: runningFrame.end === null ? null : runningFrame.end - clicked,
                           toIdle: idleMark.at === null ? null : idleMark.at - clicked,
                           toAnswered: mark?.answered ? mark.answered - clicked : null,
                           toDom: inDom - clicked,
@@ -669,7 +659,7 @@ async function benchRuns(browser, appPid) {
       const values = shownParts.map((p) => p[key]).filter((v) => typeof v === "number");
       return values.length === 0 ? "n/a" : `median ${ms(median(values))}, p95 ${ms(percentile(values, 95))}`;
     };
-    log(`  of which: click -> execute_call sent ${part("toSent")}; click handled and rendered (sync) ${part("clickHandled")}; click -> the "running" frame starts ${part("runningFrameStart")}, its paint over ${part("runningFrameEnd")}; click -> main thread free ${part("toIdle")}; click -> its answer back ${part("toAnswered")}; click -> result in the DOM ${part("toDom")}; DOM -> next frame ${part("domToFrame")}`);
+    log(`  of which: click -> execute_call sent ${part("toSent")}; click handled and rendered (sync) ${part("clickHandled")}; click -> main thread free ${part("toIdle")}; click -> its answer back ${part("toAnswered")}; click -> result in the DOM ${part("toDom")}; DOM -> next frame ${part("domToFrame")}`);
   }
   const floor = via === "ui" && shown ? await benchIpcFloor(browser) : null;
   if (floor) {

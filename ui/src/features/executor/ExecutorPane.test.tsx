@@ -492,6 +492,48 @@ describe("running", () => {
     expect((await screen.findByTestId("executor-error-kind")).textContent).toBe("denied");
   });
 
+  it("shows a run as running only once it has lasted a moment: a quick one just shows its result", async () => {
+    const slow = deferred<null>();
+    let calls = 0;
+    installBackend({
+      execute: async () => {
+        calls += 1;
+        if (calls === 2) await slow.promise;
+        return result({ result: `run ${String(calls)}` });
+      },
+    });
+    renderPane(true, { toolName: "calculator_evaluate", args: { expression: "1" }, parentId: null });
+    fireEvent.click(screen.getByTestId("send-draft"));
+    const cancel = screen.getByTestId<HTMLButtonElement>("executor-cancel");
+    const runButton = screen.getByTestId<HTMLButtonElement>("executor-run");
+    // Every state the Cancel button and Run pass through, not only the last.
+    const seen: string[] = [];
+    const observer = new MutationObserver(() => {
+      seen.push(`${cancel.dataset.shown ?? "?"}/${String(runButton.disabled)}`);
+    });
+    observer.observe(cancel, { attributes: true });
+    observer.observe(runButton, { attributes: true });
+
+    fireEvent.click(runButton);
+    expect((await screen.findByTestId("executor-result-body")).textContent).toBe("run 1");
+    expect(seen).toEqual([]);
+
+    fireEvent.click(runButton);
+    expect(cancel.dataset.shown).toBe("false");
+    await waitFor(() => {
+      expect(cancel.dataset.shown).toBe("true");
+    });
+    expect(runButton.disabled).toBe(true);
+    slow.resolve(null);
+    await waitFor(() => {
+      expect(screen.getByTestId("executor-result-body").textContent).toBe("run 2");
+    });
+    await waitFor(() => {
+      expect(cancel.dataset.shown).toBe("false");
+    });
+    observer.disconnect();
+  });
+
   it("cancels the run by its id (button and Esc)", async () => {
     for (const how of ["button", "escape"] as const) {
       const cancelled = deferred<string>();

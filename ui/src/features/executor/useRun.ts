@@ -41,6 +41,7 @@ export interface Running {
 }
 
 export interface RunControl {
+  /** The run in flight, once it shows as running ({@link RUNNING_SHOWN_AFTER_MS}). */
   running: Running | null;
   outcome: RunOutcome | null;
   failure: RunFailure | null;
@@ -53,6 +54,15 @@ export interface RunControl {
   cancel: () => void;
   answer: (approve: boolean) => void;
 }
+
+/**
+ * A run shows as running (Cancel, progress, a disabled Run, a busy history) once it has lasted
+ * this long, or at once when it asks for a confirmation or reports progress. Most runs answer
+ * sooner, and their result is the feedback: a change on screen at the click makes WebKitGTK
+ * render a frame first, which held the answer back by about 4 ms (the app bench's runs part).
+ * A second click meanwhile is still ignored: the run is current from the click.
+ */
+export const RUNNING_SHOWN_AFTER_MS = 100;
 
 /** Runs `task` once the next frame has been painted (a task queued from the frame's callback). */
 function afterPaint(task: () => void): void {
@@ -87,18 +97,26 @@ export function useRun(onFinished: () => void): RunControl {
     if (runningRef.current) return;
     const current: Running = { runId: newRunId(), call, startedAt: Date.now() };
     runningRef.current = current;
-    setRunning(current);
     setFailure(null);
     setControlError(null);
     setProgress(null);
     const isCurrent = () => mounted.current && runningRef.current === current;
+    let revealTimer: number | null = null;
+    const reveal = () => {
+      if (revealTimer !== null) window.clearTimeout(revealTimer);
+      revealTimer = null;
+      if (isCurrent()) setRunning(current);
+    };
+    revealTimer = window.setTimeout(reveal, RUNNING_SHOWN_AFTER_MS);
     const channel = runChannel((event: RunEvent) => {
       if (!isCurrent()) return;
       switch (event.event) {
         case "confirmation_needed":
+          reveal();
           setConfirmation({ confirmationId: event.confirmation_id, request: event.request });
           break;
         case "progress":
+          reveal();
           setProgress(event.progress);
           break;
         case "result_ready":
@@ -122,6 +140,7 @@ export function useRun(onFinished: () => void): RunControl {
         setFailure({ call, message: errorMessage(reason), kind: reason instanceof IpcError ? reason.kind : "ipc" });
       },
     ).finally(() => {
+      if (revealTimer !== null) window.clearTimeout(revealTimer);
       if (runningRef.current === current) runningRef.current = null;
       if (!mounted.current) return;
       setRunning((r) => (r === current ? null : r));
