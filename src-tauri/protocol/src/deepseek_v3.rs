@@ -69,6 +69,13 @@ pub const CALLS_BEGIN_VARIANTS: [&str; 4] = [
 const ID: &str = "deepseek_v3";
 const FENCE: &str = "```";
 
+/// A call opened by `open`, ended at `<｜tool▁call▁end｜>` outside its JSON's strings.
+const fn call_rule(open: &'static str) -> Rule {
+    Rule::call(open, Close::Marker(CALL_END))
+        .lenient()
+        .json_body()
+}
+
 /// The framing of every DeepSeek special-token format: only a call's body differs. A call ends
 /// at the `<｜tool▁call▁end｜>` outside its JSON's strings: the templates write arguments as they
 /// are, so a value may quote the markers (`Rule::json_body`).
@@ -79,24 +86,14 @@ pub(super) const FRAMING: Framing = Framing {
         THINK_MAY_START_OPEN,
         Rule::token(CALLS_BEGIN),
         Rule::token(CALLS_END),
-        Rule::call(CALL_BEGIN, Close::Marker(CALL_END))
-            .lenient()
-            .json_body(),
+        call_rule(CALL_BEGIN),
         Rule::token(END_OF_SENTENCE),
         // A misspelled list opener starts the first call itself: its `<｜tool▁call▁begin｜>` may
         // be missing (`<｜tool▁calls｜>function<｜tool▁sep｜>…` in llama.cpp's test-chat.cpp).
-        Rule::call(CALLS_BEGIN_VARIANTS[0], Close::Marker(CALL_END))
-            .lenient()
-            .json_body(),
-        Rule::call(CALLS_BEGIN_VARIANTS[1], Close::Marker(CALL_END))
-            .lenient()
-            .json_body(),
-        Rule::call(CALLS_BEGIN_VARIANTS[2], Close::Marker(CALL_END))
-            .lenient()
-            .json_body(),
-        Rule::call(CALLS_BEGIN_VARIANTS[3], Close::Marker(CALL_END))
-            .lenient()
-            .json_body(),
+        call_rule(CALLS_BEGIN_VARIANTS[0]),
+        call_rule(CALLS_BEGIN_VARIANTS[1]),
+        call_rule(CALLS_BEGIN_VARIANTS[2]),
+        call_rule(CALLS_BEGIN_VARIANTS[3]),
     ],
 };
 
