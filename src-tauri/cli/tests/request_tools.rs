@@ -213,6 +213,27 @@ fn eval_agrees_with_every_reference_case() {
     assert!(formats >= 15, "only {formats} formats covered");
 }
 
+/// The corpus of real model outputs (`tests/fixtures/eval/real_outputs.jsonl`): replies quoted in
+/// bug reports, logs and captures, many with their special tokens stripped or their wrapper
+/// renamed, most without a format (auto-detect must find it). Every case must agree; the
+/// expectations and the deliberate differences are in `tests/fixtures/eval/README.md`.
+#[test]
+fn eval_agrees_with_every_real_output() {
+    let sandbox = Sandbox::new();
+    let cases = repo_path("tests/fixtures/eval/real_outputs.jsonl");
+    let output = sandbox.run(&["eval", &cases, "--min", "100%"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", stderr(&output));
+    let (code, report) = sandbox.json(&["eval", &cases, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["mismatches"], serde_json::json!([]), "{report:#}");
+    let total = report["overall"]["cases"].as_u64().unwrap_or_default();
+    assert!(total >= 60, "the corpus shrank to {total} cases");
+    assert_eq!(report["overall"]["agreed"], report["overall"]["cases"]);
+    let formats = report["by_format"].as_object().map_or(0, |f| f.len());
+    assert!(formats >= 10, "only {formats} formats covered");
+}
+
 #[test]
 fn run_with_an_imported_set_answers_the_model_names_from_the_mocks() {
     let sandbox = Sandbox::new();

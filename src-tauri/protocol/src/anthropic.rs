@@ -84,6 +84,7 @@ impl Protocol for Anthropic {
         super::detect::Signature {
             markers: vec!["\"tool_use\"", "\"stop_reason\""],
             prefixes: vec![],
+            call_ids: Vec::new(),
         }
     }
 }

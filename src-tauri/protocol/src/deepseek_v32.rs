@@ -17,13 +17,19 @@
 //! from the schema. An invocation holding a JSON object instead of parameters (seen in the wild)
 //! is read as its arguments. The encoder writes one `<｜DSML｜invoke` per line and values as they
 //! are: when the calls are laid out so, an invoke opener in the middle of a line is a value's
-//! text (`xml_markup::invokes`). Reasoning is in `<think>`. Tools are listed as JSON in
+//! text (`xml_markup::invokes`). Reasoning is in `<think>`, which the encoder opens in the
+//! prompt in thinking mode (`<｜Assistant｜><think>`): text before a lone `</think>` is
+//! reasoning, as in DeepSeek V3.1 ([`super::deepseek_v3`]). Tools are listed as JSON in
 //! `<functions>`; results go back as `<result>` elements of `<function_results>`.
+//!
+//! DeepSeek V4 keeps this grammar and only renames the wrapper to `<｜DSML｜tool_calls>` (vLLM's
+//! `DeepSeekV4ToolParser` subclasses the V3.2 parser with just that change), so either wrapper
+//! holds calls here.
 
 use serde_json::{Map, Value};
 
 use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
-use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
@@ -34,9 +40,16 @@ use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<｜DSML｜function_calls>";
 pub const CLOSE: &str = "</｜DSML｜function_calls>";
+/// DeepSeek V4's name for the same wrapper.
+pub const V4_OPEN: &str = "<｜DSML｜tool_calls>";
+pub const V4_CLOSE: &str = "</｜DSML｜tool_calls>";
 
 const FRAMING: Framing = Framing {
-    rules: &[THINK, Rule::call(OPEN, Close::Marker(CLOSE)).lenient()],
+    rules: &[
+        THINK_MAY_START_OPEN,
+        Rule::call(OPEN, Close::Marker(CLOSE)).lenient(),
+        Rule::call(V4_OPEN, Close::Marker(V4_CLOSE)).lenient(),
+    ],
 };
 
 const MARKUP: Markup = Markup {

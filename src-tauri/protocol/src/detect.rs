@@ -9,7 +9,7 @@
 use aho_corasick::{AhoCorasick, MatchKind};
 
 use crate::balanced::{value_end, Syntax};
-use crate::framing::{call_list_at, BlockKind, Framing, Match, Open};
+use crate::framing::{call_id_at, call_list_at, BlockKind, Framing, Match, Open};
 
 /// What makes a reply look like a format.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -18,6 +18,9 @@ pub struct Signature {
     pub markers: Vec<&'static str>,
     /// The reply starts with one of these (after whitespace and leading reasoning).
     pub prefixes: Vec<&'static str>,
+    /// Any of these anywhere, followed by a call id and a `{` ([`Open::CallId`]): a namespace
+    /// such as `functions.` is evidence only where a call follows it, not in prose.
+    pub call_ids: Vec<&'static str>,
 }
 
 /// The prefix standing for a Python call list anywhere in the reply ([`Open::CallList`]): not
@@ -37,6 +40,7 @@ pub fn framing_signature(framing: Option<Framing>) -> Signature {
         for rule in framing.rules.iter().filter(|r| r.kind == BlockKind::Call) {
             match rule.open {
                 Open::Marker(m) => signature.markers.push(m),
+                Open::CallId(m) => signature.call_ids.push(m),
                 Open::TextStart(p) => signature.prefixes.push(p),
                 Open::CallList => signature.prefixes.push(CALL_LIST_ANYWHERE),
                 Open::ObjectWithKey(_) | Open::ObjectList(_) => {
@@ -56,6 +60,8 @@ pub struct Detector {
     automaton: Option<AhoCorasick>,
     /// For each pattern, the protocols (indices) that own it.
     owners: Vec<Vec<usize>>,
+    /// For each pattern, itself when it counts only before a call id ([`Signature::call_ids`]).
+    call_id: Vec<Option<&'static str>>,
     prefixes: Vec<(usize, &'static str)>,
     protocols: usize,
     /// The pattern index of [`BARE_OBJECT`], when a format has it.
@@ -66,14 +72,21 @@ impl Detector {
     pub fn new(signatures: &[Signature]) -> Self {
         let mut patterns: Vec<&'static str> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
+        let mut call_id = Vec::new();
         let mut prefixes = Vec::new();
         for (index, signature) in signatures.iter().enumerate() {
-            for &marker in signature.markers.iter().filter(|m| !m.is_empty()) {
-                match patterns.iter().position(|p| *p == marker) {
+            let plain = signature.markers.iter().map(|m| (*m, false));
+            let ids = signature.call_ids.iter().map(|m| (*m, true));
+            for (marker, checked) in plain.chain(ids).filter(|(m, _)| !m.is_empty()) {
+                let wanted = checked.then_some(marker);
+                match (0..patterns.len())
+                    .find(|&at| patterns[at] == marker && call_id[at] == wanted)
+                {
                     Some(at) => owners[at].push(index),
                     None => {
                         patterns.push(marker);
                         owners.push(vec![index]);
+                        call_id.push(wanted);
                     }
                 }
             }
@@ -87,6 +100,7 @@ impl Detector {
         Self {
             automaton,
             owners,
+            call_id,
             prefixes,
             protocols: signatures.len(),
             bare_object,
@@ -123,6 +137,11 @@ impl Detector {
                 let pattern = found.pattern().as_usize();
                 if Some(pattern) == self.bare_object && in_leading_list(found.start()) {
                     continue;
+                }
+                if let Some(marker) = self.call_id[pattern] {
+                    if call_id_at(text.as_bytes(), found.start(), marker, true) != Match::Yes {
+                        continue;
+                    }
                 }
                 if !seen[pattern] {
                     seen[pattern] = true;
@@ -184,14 +203,17 @@ mod tests {
             Signature {
                 markers: vec!["<tool_call>"],
                 prefixes: vec![],
+                call_ids: vec![],
             },
             Signature {
                 markers: vec!["<tool_call>", "<function="],
                 prefixes: vec![],
+                call_ids: vec![],
             },
             Signature {
                 markers: vec![],
                 prefixes: vec!["["],
+                call_ids: vec![],
             },
         ]);
         let ids = |text: &str| -> Vec<usize> {
@@ -219,10 +241,12 @@ mod tests {
             Signature {
                 markers: vec![BARE_OBJECT],
                 prefixes: vec![],
+                call_ids: vec![],
             },
             Signature {
                 markers: vec![],
                 prefixes: vec!["["],
+                call_ids: vec![],
             },
         ]);
         assert_eq!(detector.candidates("[{\"a\": {\"b\": 1}}]"), vec![(1, 0)]);
@@ -238,5 +262,31 @@ mod tests {
             vec![(0, 1), (1, 0)]
         );
         assert_eq!(detector.candidates("see [{\"a\": 1}]"), vec![(0, 1)]);
+    }
+
+    #[test]
+    fn a_call_id_namespace_counts_only_before_a_call() {
+        let detector = Detector::new(&[Signature {
+            markers: vec![],
+            prefixes: vec![],
+            call_ids: vec!["functions."],
+        }]);
+        for prose in [
+            "Split it into smaller functions. Then test the functions.",
+            "see functions.get_weather for details",
+            "functions.get_weather:x {}",
+        ] {
+            assert!(detector.candidates(prose).is_empty(), "{prose}");
+        }
+        for call in [
+            "Checking. functions.get_weather:0{\"city\": \"Paris\"}",
+            "prose functions. then functions.search:12 {}",
+        ] {
+            assert_eq!(
+                detector.candidates(call),
+                vec![(0, "functions.".len())],
+                "{call}"
+            );
+        }
     }
 }

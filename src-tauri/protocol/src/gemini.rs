@@ -83,6 +83,7 @@ impl Protocol for Gemini {
         super::detect::Signature {
             markers: vec!["\"functionCall\"", "\"candidates\""],
             prefixes: vec![],
+            call_ids: Vec::new(),
         }
     }
 }

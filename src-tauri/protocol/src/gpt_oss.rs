@@ -8,7 +8,16 @@
 //! tests read such a call): it is complete.
 //! Results go back as messages from the tool: `<|start|>functions.NAME to=assistant
 //! <|channel|>commentary<|message|>…<|end|>`.
+//!
+//! Harmony's markers are special tokens, so a server that decodes with `skip_special_tokens`
+//! (or a client that logs the text) hands over the header words run together:
+//! `analysis…assistantcommentary to=functions.NAME json{…}`, or `NAMEjson{…}` when the model
+//! wrote `NAME<|constrain|>json`. Without `<|message|>` the arguments are the JSON object
+//! right after the header (the function name, then the content type `json`, which the
+//! `<|constrain|>` token may have glued to the name), and they end where that object closes:
+//! the stripped `<|call|>` leaves the next message's header right behind it.
 
+use crate::balanced::{value_end, Syntax};
 use crate::calls::{error, push_named_call};
 use crate::framing::{Block, Close, Framing, Rule};
 use crate::prompt::{each_result, result_value, typescript_functions};
@@ -23,7 +32,18 @@ pub const CALL: &str = "<|call|>";
 const FRAMING: Framing = Framing {
     rules: &[
         Rule::reasoning("<|channel|>analysis<|message|>", "<|end|>"),
-        Rule::call(RECIPIENT, Close::Marker(CALL)).lenient(),
+        // The arguments end where their JSON closes: with the special tokens decoded away
+        // (`to=functions.NAME json{…}`) no `<|message|>` comes before them and no `<|call|>`
+        // after, and the next header follows right behind.
+        Rule::call(
+            RECIPIENT,
+            Close::Balanced {
+                after: MESSAGE,
+                syntax: Syntax::Json,
+            },
+        )
+        .lenient(),
+        Rule::token(CALL),
         Rule::token("<|start|>assistant"),
         Rule::token("<|channel|>commentary"),
         Rule::token("<|channel|>final<|message|>"),
@@ -83,16 +103,58 @@ impl Protocol for GptOss {
             );
             return;
         }
-        let Some(message) = body.find(MESSAGE) else {
-            error(
-                out,
-                DiagnosticCode::InvalidJson,
-                format!("the call to '{name}' has no {MESSAGE} with its arguments; it is skipped"),
-                block.span,
-            );
-            return;
+        let (name, json) = match body.find(MESSAGE) {
+            Some(message) => (
+                name,
+                Span::new(block.body.start + message + MESSAGE.len(), block.body.end),
+            ),
+            None => match stripped_header(body) {
+                Some((name, start, end)) => (
+                    name,
+                    Span::new(block.body.start + start, block.body.start + end),
+                ),
+                None => {
+                    error(
+                        out,
+                        DiagnosticCode::InvalidJson,
+                        format!(
+                            "the call to '{name}' has no {MESSAGE} with its arguments; it is skipped"
+                        ),
+                        block.span,
+                    );
+                    return;
+                }
+            },
         };
-        let json = Span::new(block.body.start + message + MESSAGE.len(), block.body.end);
         push_named_call(out, text, block.span, json, self.id(), name, None);
     }
+}
+
+/// The content type harmony writes before a call's arguments (`<|constrain|>json`).
+const CONTENT_TYPE: &str = "json";
+const CONSTRAIN: &str = "<|constrain|>";
+
+/// A call header whose special tokens were decoded away (`NAME json{…}`, `NAMEjson{…}`,
+/// `NAME {…}`): the function name and the span (in `body`) of the JSON object that follows
+/// it. `None` when no closed object follows the header directly.
+fn stripped_header(body: &str) -> Option<(&str, usize, usize)> {
+    let start = body.find('{')?;
+    let header = body[..start].trim_end();
+    let split = header
+        .split_once(CONSTRAIN)
+        .or_else(|| header.split_once(char::is_whitespace));
+    let (name, content_type) = match split {
+        Some((name, rest)) => (name.trim_end(), rest.trim()),
+        // `NAME<|constrain|>json` with the token removed glues the type to the name.
+        None => match header.strip_suffix(CONTENT_TYPE) {
+            Some(name) if !name.is_empty() => (name, CONTENT_TYPE),
+            _ => (header, ""),
+        },
+    };
+    let known_type = content_type.is_empty() || content_type == CONTENT_TYPE;
+    if name.is_empty() || name.contains('<') || !known_type {
+        return None;
+    }
+    let end = value_end(Syntax::Json, body.as_bytes(), start)?;
+    Some((name, start, end))
 }

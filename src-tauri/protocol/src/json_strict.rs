@@ -74,6 +74,7 @@ impl Protocol for JsonStrict {
         super::detect::Signature {
             markers: vec!["\"tool_calls\""],
             prefixes: vec![],
+            call_ids: Vec::new(),
         }
     }
 }

@@ -24,9 +24,17 @@
 //! regexes end at the first one and lose such a call. A raw line break ends a string for this
 //! purpose (JSON strings cannot hold one), so a broken string still meets its end token and the
 //! diagnostic for a missing end token stays.
+//!
+//! Every marker is a special token, so a server decoding with `skip_special_tokens` (the
+//! default in vLLM and SGLang, and in clients logging the text) leaves only the call id and its
+//! arguments: `functions.NAME:IDX{…}` (or with spaces around them). Such an id followed by a
+//! JSON object is a call, ending where the object closes. Inside a `<|tool_call_begin|>` block
+//! the argument token is still required (vLLM and SGLang skip such a call): the tokens are
+//! stripped all together or not at all.
 
+use crate::balanced::Syntax;
 use crate::calls::{arguments, error, parse_json, push_request, Call};
-use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
+use crate::framing::{Block, Close, Framing, Open, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -37,6 +45,8 @@ pub const CALL_OPEN: &str = "<|tool_call_begin|>";
 pub const CALL_CLOSE: &str = "<|tool_call_end|>";
 pub const ARGUMENTS: &str = "<|tool_call_argument_begin|>";
 const SECTION_OPEN: &str = "<|tool_calls_section_begin|>";
+/// The call id's namespace, which opens a call whose special tokens were stripped.
+const STRIPPED_OPEN: &str = "functions.";
 const SECTION_OPEN_SINGULAR: &str = "<|tool_call_section_begin|>";
 
 const FRAMING: Framing = Framing {
@@ -48,6 +58,15 @@ const FRAMING: Framing = Framing {
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE))
             .lenient()
             .json_body(),
+        // `functions.NAME:IDX{…}` with the tokens around it decoded away.
+        Rule::call_id(
+            STRIPPED_OPEN,
+            Close::Balanced {
+                after: ARGUMENTS,
+                syntax: Syntax::Json,
+            },
+        )
+        .lenient(),
         Rule::token(SECTION_OPEN),
         Rule::token("<|tool_calls_section_end|>"),
         Rule::token(SECTION_OPEN_SINGULAR),
@@ -90,7 +109,13 @@ impl Protocol for KimiK2 {
         let body = text
             .get(block.body.start..block.body.end)
             .unwrap_or_default();
-        let Some(marker) = body.find(ARGUMENTS) else {
+        // A stripped call's id begins with its opener (`functions.`), the others' in the body.
+        let id_from = match FRAMING.rules.get(block.rule).map(|r| r.open) {
+            Some(Open::CallId(_)) => block.span.start,
+            _ => block.body.start,
+        };
+        let stripped = id_from == block.span.start;
+        let Some((id_end, args_start)) = arguments_at(text, id_from, block.body, stripped) else {
             let why = if block.complete {
                 "has no"
             } else {
@@ -107,9 +132,9 @@ impl Protocol for KimiK2 {
             );
             return;
         };
-        let raw_id = &body[..marker];
+        let raw_id = text.get(id_from..id_end).unwrap_or_default();
         let id = raw_id.trim();
-        let id_start = block.body.start + (raw_id.len() - raw_id.trim_start().len());
+        let id_start = id_from + (raw_id.len() - raw_id.trim_start().len());
         let id_span = Span::new(id_start, id_start + id.len());
         let Some(name) = tool_of_id(id) else {
             // vLLM and SGLang only take ids of the form NAME:IDX; guessing a tool from anything
@@ -124,7 +149,7 @@ impl Protocol for KimiK2 {
             );
             return;
         };
-        let json = Span::new(block.body.start + marker + ARGUMENTS.len(), block.body.end);
+        let json = Span::new(args_start, block.body.end);
         let what = format!("the arguments of '{id}'");
         let Some(value) = parse_json(text, json, &what, out) else {
             return;
@@ -145,6 +170,22 @@ impl Protocol for KimiK2 {
             Err((code, message)) => error(out, code, message, json),
         }
     }
+}
+
+/// Where a call's id ends and its JSON arguments begin (offsets into `text`): after
+/// `<|tool_call_argument_begin|>`, or, in a `stripped` call, at the `{` right after a call id
+/// (`functions.NAME:IDX{…}`).
+fn arguments_at(text: &str, id_from: usize, body: Span, stripped: bool) -> Option<(usize, usize)> {
+    let body_text = text.get(body.start..body.end)?;
+    if let Some(marker) = body_text.find(ARGUMENTS) {
+        let at = body.start + marker;
+        return Some((at, at + ARGUMENTS.len()));
+    }
+    if !stripped {
+        return None;
+    }
+    let brace = body.start + body_text.find('{')?;
+    tool_of_id(text.get(id_from..brace)?.trim()).map(|_| (brace, brace))
 }
 
 /// The tool a call id names: `functions.NAME:IDX` (or `NAME:IDX`, which vLLM also accepts) →

@@ -10,7 +10,9 @@
 //! end-of-turn tokens a raw completion may carry are dropped from the content.
 //!
 //! What is a call:
-//! - after `<|python_tag|>` (up to the next end-of-turn token): JSON calls separated by `;` or
+//! - after `<|python_tag|>` (up to the next end-of-turn token), or between Llama 4's
+//!   `<|python_start|>` and `<|python_end|>` (vLLM's parser, registered as `llama4_json` too,
+//!   tries every `{` in the reply, so it reads JSON calls there): JSON calls separated by `;` or
 //!   `,` (or a JSON list of them); a built-in tool call `name.call(arg="…", …)` with
 //!   Python-literal arguments (llama.cpp's builtin-tools grammar), read as the call `name`.
 //!   Anything else (raw code, which Meta's own stack runs in its code interpreter) is content
@@ -37,6 +39,7 @@ use crate::balanced::{value_end, Syntax};
 use crate::calls::{call_from_json, error, push_json_calls, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_definitions, result_value};
+use crate::pythonic::{PYTHON_END, PYTHON_START};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -56,6 +59,7 @@ const FRAMING: Framing = Framing {
             .lenient()
             .separated_by(SEPARATORS),
         Rule::object_list(CALL_KEYS, JSON_VALUE).lenient(),
+        Rule::call(PYTHON_START, Close::Marker(PYTHON_END)).lenient(),
     ],
 };
 
@@ -69,6 +73,7 @@ const SEPARATORS: &[u8] = b";,";
 /// Indices into [`FRAMING`]'s rules.
 const PYTHON_TAG_RULE: usize = 3;
 const IN_PROSE_RULE: usize = 5;
+const PYTHON_START_RULE: usize = 7;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Llama3Json;
@@ -112,7 +117,7 @@ impl Protocol for Llama3Json {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         match block.rule {
-            PYTHON_TAG_RULE => decode_python_tag(text, block, out),
+            PYTHON_TAG_RULE | PYTHON_START_RULE => decode_python_tag(text, block, out),
             _ if !block.complete && decode_restarted(text, block, out) => {}
             IN_PROSE_RULE => decode_in_prose(text, block, out),
             _ => push_json_calls(out, text, block.body, block.span, ID, "the JSON call"),
@@ -227,12 +232,16 @@ fn decode_python_tag(text: &str, block: &Block, out: &mut ParseOutput) {
     let body = text
         .get(block.body.start..block.body.end)
         .unwrap_or_default();
+    let tag = FRAMING
+        .rules
+        .get(block.rule)
+        .map_or(PYTHON_TAG, |rule| rule.open.text());
     let code = body.trim();
     if code.is_empty() {
         error(
             out,
             DiagnosticCode::InvalidJson,
-            format!("nothing follows {PYTHON_TAG}; expected a call"),
+            format!("nothing follows {tag}; expected a call"),
             block.span,
         );
     } else if code.starts_with(['{', '[']) {
@@ -245,7 +254,7 @@ fn decode_python_tag(text: &str, block: &Block, out: &mut ParseOutput) {
             out,
             DiagnosticCode::StrayText,
             format!(
-                "what follows {PYTHON_TAG} is neither a JSON call nor a built-in tool call \
+                "what follows {tag} is neither a JSON call nor a built-in tool call \
                  ('name.call(…)'); it is kept as content (raw code for a code interpreter is no \
                  call in vLLM, SGLang or llama.cpp)"
             ),

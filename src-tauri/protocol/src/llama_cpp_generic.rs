@@ -98,6 +98,7 @@ impl Protocol for LlamaCppGeneric {
             markers: vec!["\"tool_call\"", "\"response\""],
             // A whole-reply answer object, as llama.cpp's grammar writes it.
             prefixes: vec!["{\"response\"", "{ \"response\"", "{\n  \"response\""],
+            call_ids: Vec::new(),
         }
     }
 }

@@ -109,6 +109,7 @@ impl Protocol for Mistral {
         crate::detect::Signature {
             markers: LIST_FORM.to_vec(),
             prefixes: Vec::new(),
+            call_ids: Vec::new(),
         }
     }
 }

@@ -72,6 +72,7 @@ impl Protocol for OpenAiChat {
                 "\"function\":",
             ],
             prefixes: vec![],
+            call_ids: Vec::new(),
         }
     }
 }

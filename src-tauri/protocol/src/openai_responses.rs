@@ -91,6 +91,7 @@ impl Protocol for OpenAiResponses {
                 "\"object\":\"response\"",
             ],
             prefixes: vec![],
+            call_ids: Vec::new(),
         }
     }
 }

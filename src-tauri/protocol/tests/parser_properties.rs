@@ -60,6 +60,7 @@ fn alphabet() -> Vec<String> {
             for rule in framing.rules {
                 match rule.open {
                     Open::Marker(m) | Open::TextStart(m) => parts.push(m.to_owned()),
+                    Open::CallId(m) => parts.push(format!("{m}get_weather:0")),
                     Open::CallList => parts.push("[get_weather(".to_owned()),
                     Open::ObjectWithKey(keys) => {
                         parts.extend(keys.iter().map(|key| format!("{{{key}:")))

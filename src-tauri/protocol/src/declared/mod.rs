@@ -242,6 +242,7 @@ impl Protocol for DeclaredFormat {
                 .into_iter()
                 .collect(),
             prefixes: Vec::new(),
+            call_ids: Vec::new(),
         }
     }
 }

@@ -115,7 +115,7 @@ impl Finders {
     pub(super) fn new(framing: &Framing) -> Self {
         let mut markers: Vec<&'static str> = Vec::new();
         for rule in framing.rules {
-            if let Open::Marker(m) = rule.open {
+            if let Open::Marker(m) | Open::CallId(m) = rule.open {
                 markers.push(m);
             }
             match rule.close {
@@ -181,7 +181,7 @@ impl FirstBytes {
 }
 
 pub(super) fn is_marker(open: Open) -> bool {
-    matches!(open, Open::Marker(_))
+    matches!(open, Open::Marker(_) | Open::CallId(_))
 }
 
 /// Whether a block of a rule opening with `open` starts at `at`, and where its body starts.
@@ -189,11 +189,44 @@ pub(super) fn is_marker(open: Open) -> bool {
 pub(super) fn opens_at(bytes: &[u8], at: usize, open: Open, eof: bool) -> Option<(Match, usize)> {
     match open {
         Open::Marker(marker) => Some((match_at(bytes, at, marker, eof), at + marker.len())),
+        Open::CallId(marker) => Some((call_id_at(bytes, at, marker, eof), at + marker.len())),
         Open::ObjectWithKey(keys) => Some((object_with_key_at(bytes, at, keys, eof), at)),
         Open::ObjectList(keys) => Some((object_list_at(bytes, at, keys, eof), at)),
         Open::CallList => Some((call_list_at(bytes, at, eof), at)),
         Open::TextStart(_) => None,
     }
+}
+
+/// `marker` at `at`, then a call id `NAME:IDX` (a name of letters, digits, `_`, `-`, `.`; a
+/// decimal index) and, after optional whitespace, a `{` ([`super::Open::CallId`]).
+pub fn call_id_at(bytes: &[u8], at: usize, marker: &str, eof: bool) -> Match {
+    let undecided = if eof { Match::No } else { Match::Partial };
+    match match_at(bytes, at, marker, eof) {
+        Match::Yes => {}
+        other => return other,
+    }
+    let run = |from: usize, ok: fn(u8) -> bool| {
+        from + bytes[from..].iter().take_while(|&&b| ok(b)).count()
+    };
+    let name_start = at + marker.len();
+    let name_end = run(name_start, |b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+    });
+    if name_end == bytes.len() {
+        return undecided;
+    }
+    if name_end == name_start || bytes[name_end] != b':' {
+        return Match::No;
+    }
+    let index_end = run(name_end + 1, |b| b.is_ascii_digit());
+    let brace = skip_whitespace(bytes, index_end);
+    if brace == bytes.len() {
+        return undecided;
+    }
+    if index_end == name_end + 1 || bytes[brace] != b'{' {
+        return Match::No;
+    }
+    Match::Yes
 }
 
 /// Whether the byte before `at` (whitespace skipped) leaves a `{` there standing on its own:

@@ -26,7 +26,7 @@ mod markers;
 mod prose;
 mod scanner;
 
-pub use markers::{call_list_at, Match};
+pub use markers::{call_id_at, call_list_at, Match};
 pub use scanner::Scanner;
 
 /// How a block begins.
@@ -34,6 +34,11 @@ pub use scanner::Scanner;
 pub enum Open {
     /// A literal marker anywhere in the reply; the body starts after it.
     Marker(&'static str),
+    /// This literal marker, only where a call id `NAME:IDX` and (after whitespace) a `{`
+    /// follow it: a call whose special tokens were decoded away, leaving the id and its JSON
+    /// arguments (Kimi K2's `functions.get_weather:0{…}`). The body starts after the marker;
+    /// the marker anywhere else is prose.
+    CallId(&'static str),
     /// The reply itself (after leading whitespace or a reasoning block) starts with this text,
     /// which belongs to the body (`[` of a pythonic call list).
     TextStart(&'static str),
@@ -57,7 +62,7 @@ impl Open {
     /// The text that opens such a block, for messages.
     pub fn text(self) -> &'static str {
         match self {
-            Open::Marker(m) | Open::TextStart(m) => m,
+            Open::Marker(m) | Open::CallId(m) | Open::TextStart(m) => m,
             Open::CallList => "[",
             Open::ObjectWithKey(_) => "{",
             Open::ObjectList(_) => "[",
@@ -79,7 +84,8 @@ pub enum Close {
     /// With the first balanced value (JSON or Python literal) after `after` (an inner marker,
     /// or "" for right after the opening); only whitespace may precede the value. For JSON, a
     /// `{` before `after` means the inner marker was left out (detokenized away, as in
-    /// `[TOOL_CALLS]name{…}`): the value starts there and the body keeps what precedes it.
+    /// `[TOOL_CALLS]name{…}`, or harmony's `to=functions.name json{…}`, a name and one more
+    /// word): the value starts there and the body keeps what precedes it.
     Balanced { after: &'static str, syntax: Syntax },
 }
 
@@ -156,6 +162,11 @@ impl Rule {
 
     pub const fn call(open: &'static str, close: Close) -> Self {
         Self::new(Open::Marker(open), close, BlockKind::Call)
+    }
+
+    /// A call opened by a marker only where a call id follows it: see [`Open::CallId`].
+    pub const fn call_id(open: &'static str, close: Close) -> Self {
+        Self::new(Open::CallId(open), close, BlockKind::Call)
     }
 
     pub const fn at_text_start(prefix: &'static str, close: Close) -> Self {

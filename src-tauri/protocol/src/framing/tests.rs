@@ -156,6 +156,45 @@ fn balanced_values_after_inner_markers_and_separators() {
     assert_eq!(s.content, "x y z");
 }
 
+/// A call whose special tokens were decoded away: an id right before its JSON arguments.
+const CALL_IDS: Framing = Framing {
+    rules: &[Rule::call_id(
+        "fn.",
+        Close::Balanced {
+            after: "<args>",
+            syntax: Syntax::Json,
+        },
+    )],
+};
+
+#[test]
+fn a_call_id_opens_a_block_only_before_its_arguments() {
+    let text = "See fn. {\"x\": 1} and fn.get:x {}. fn.get:0 {\"a\": \"}\"}fn.put:1{}";
+    for chunks in [&[][..], &[1][..], &[3, 5][..]] {
+        let s = summarise(CALL_IDS, text, chunks);
+        let bodies: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+        assert_eq!(
+            bodies,
+            vec!["get:0 {\"a\": \"}\"}", "put:1{}"],
+            "{chunks:?}"
+        );
+        assert_eq!(
+            s.content, "See fn. {\"x\": 1} and fn.get:x {}. ",
+            "{chunks:?}"
+        );
+        assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    }
+}
+
+#[test]
+fn a_left_out_inner_marker_may_follow_a_name_and_one_word() {
+    let s = whole(JSON_AFTER, "[CALL]f json{\"a\": 1} [CALL]two words here{}");
+    assert_eq!(s.blocks[0].2, "f json{\"a\": 1}");
+    // Three words before a brace are prose: the second block never gets its value.
+    assert_eq!(s.blocks.len(), 1, "{:?}", s.blocks);
+    assert_eq!(s.diagnostics.len(), 1, "{:?}", s.diagnostics);
+}
+
 #[test]
 fn a_truncated_value_does_not_swallow_the_next_call() {
     let s = whole(JSON_AFTER, "[CALL]f[ARGS]{\"a\": [1, [CALL]g[ARGS]{}");

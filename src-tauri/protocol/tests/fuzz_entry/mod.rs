@@ -81,7 +81,7 @@ pub fn dictionary() -> String {
         words.extend(signature.markers.iter().chain(&signature.prefixes));
         for rule in protocol.framing().map(|f| f.rules).unwrap_or_default() {
             match rule.open {
-                Open::Marker(m) | Open::TextStart(m) => words.push(m),
+                Open::Marker(m) | Open::CallId(m) | Open::TextStart(m) => words.push(m),
                 Open::CallList => words.push("[get_weather("),
                 Open::ObjectWithKey(keys) | Open::ObjectList(keys) => {
                     words.extend(keys.iter().copied())

@@ -21,7 +21,7 @@ impl Scanner {
             return false;
         };
         let reopen = match r.open {
-            Open::Marker(m) => Some(m),
+            Open::Marker(m) | Open::CallId(m) => Some(m),
             Open::TextStart(_) | Open::CallList | Open::ObjectWithKey(_) | Open::ObjectList(_) => {
                 None
             }
@@ -237,10 +237,19 @@ impl Scanner {
 
 /// A function name and nothing else (whitespace around it allowed): what may precede the value
 /// when the inner marker was left out. `[{…}]` or prose before a brace is not one.
+/// A name (or a call id, `get_weather:0` in Kimi K2), optionally followed by one more bare
+/// word: the content type harmony writes after the function (`get_weather json{…}` once
+/// `<|constrain|>` and `<|message|>` are decoded away). The format's decoder tells the name
+/// from the type.
 fn is_bare_name(bytes: &[u8]) -> bool {
-    let name = bytes.trim_ascii();
-    !name.is_empty()
-        && name
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    let header = bytes.trim_ascii();
+    let (name, kind) = match header.iter().position(u8::is_ascii_whitespace) {
+        Some(at) => (&header[..at], header[at..].trim_ascii()),
+        None => (header, &header[..0]),
+    };
+    let bare = |word: &[u8]| {
+        word.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+    };
+    !name.is_empty() && bare(name) && bare(kind)
 }

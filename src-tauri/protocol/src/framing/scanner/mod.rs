@@ -91,7 +91,7 @@ impl Scanner {
             .rules
             .iter()
             .filter_map(|rule| match rule.open {
-                Open::Marker(marker) => marker.as_bytes().first().copied(),
+                Open::Marker(marker) | Open::CallId(marker) => marker.as_bytes().first().copied(),
                 Open::CallList => Some(b'['),
                 Open::ObjectWithKey(_) => Some(b'{'),
                 Open::ObjectList(_) => Some(b'['),
