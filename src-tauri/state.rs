@@ -18,6 +18,7 @@ use toolscope_llm::profiles::ProfileStore;
 use toolscope_protocol::ProtocolSet;
 
 use crate::commands::history::HistorySummary;
+use crate::commands::parsed_requests::KeptRequests;
 use crate::elicitations::ElicitationDesk;
 use crate::error::{CommandError, CommandErrorKind};
 use crate::sources::ToolSources;
@@ -50,6 +51,8 @@ pub struct AppState {
     pub elicitations: Arc<ElicitationDesk>,
     /// The history list's rows, read on from where the last list stopped.
     pub history_rows: Mutex<Option<HistoryTail<HistorySummary>>>,
+    /// The Parser's latest parse: the requests its answer left out.
+    pub kept_requests: KeptRequests,
 }
 
 impl Default for AppState {
@@ -70,6 +73,7 @@ impl Default for AppState {
             sources: OnceLock::new(),
             elicitations: Arc::default(),
             history_rows: Mutex::new(None),
+            kept_requests: KeptRequests::default(),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod export;
 pub mod history;
 pub mod imported;
 pub mod metrics;
+pub mod parsed_requests;
 pub mod parser;
 pub mod proxy_faults;
 pub mod proxy_records;
@@ -33,6 +34,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             discovery::format_problems,
             discovery::tool_prompt,
             parser::parse_reply,
+            parsed_requests::parsed_requests,
             parser::replay_stream,
             executor::execute_call,
             executor::run_reply,

@@ -6,6 +6,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "format_problems",
     "tool_prompt",
     "parse_reply",
+    "parsed_requests",
     "replay_stream",
     "execute_call",
     "run_reply",

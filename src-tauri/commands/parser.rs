@@ -14,6 +14,7 @@ use toolscope_protocol::result::ExecutionError;
 use toolscope_protocol::stream::{self, StreamReplay};
 use toolscope_protocol::text_position::{text_ranges, TextRange};
 
+use super::parsed_requests::{KeptRequests, RequestOutline};
 use crate::error::{CommandError, CommandErrorKind};
 use crate::state::AppState;
 
@@ -37,20 +38,23 @@ pub struct RequestToolsInfo {
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ParsedReply {
-    /// Its `content` (the reply's prose) and each request's `raw_block` are left empty: the
-    /// pane shows the reply itself and finds a block by its span, and those copies of the text
-    /// were most of the answer's bytes (a 5 MB reply's answer was 2 MB), sent and decoded for
-    /// nothing.
+    /// Its `requests` are the first ones only (`FIRST_REQUESTS`; the rest come through
+    /// `parsed_requests`, see [`crate::commands::parsed_requests`]); its `content` (the reply's
+    /// prose) and each request's `raw_block` are left empty: the pane shows the reply itself and
+    /// finds a block by its span, and those copies of the text were most of the answer's bytes,
+    /// sent and decoded for nothing.
     pub report: ParseReport,
-    /// One per request, in the report's order.
+    /// One per request of `report`, in its order.
     pub checks: Vec<ReplyCheck>,
+    /// Every request's name, span, place in the text (computed here, beside the text, so the
+    /// pane does not walk a multi-megabyte string after every parse) and validity.
+    pub outline: RequestOutline,
+    /// What to ask `parsed_requests` for the requests after the first ones.
+    pub parse_id: u32,
     /// Set when the checks were made against the request's tools instead of the registry.
     pub request_tools: Option<RequestToolsInfo>,
-    /// Where each request's span sits in the reply as the pane indexes it (UTF-16, line,
-    /// column), in the report's order: computed here, beside the text, so the pane does not walk
-    /// a multi-megabyte string after every parse.
-    pub request_ranges: Vec<TextRange>,
-    /// The same for each diagnostic's span.
+    /// Where each diagnostic's span sits in the reply as the pane indexes it, in the report's
+    /// order.
     pub diagnostic_ranges: Vec<TextRange>,
     /// The reply's length in UTF-8 bytes.
     pub byte_length: u32,
@@ -196,7 +200,13 @@ pub async fn parse_reply(
             tools.check(&mut report)
         };
         let checks = checks.into_iter().map(ReplyCheck::from).collect();
-        return Ok(answer(report, checks, Some(info), text));
+        return Ok(answer(
+            &state.kept_requests,
+            report,
+            checks,
+            Some(info),
+            text,
+        ));
     }
     if options.strict {
         strict::against_registry(&mut report, &state.registry);
@@ -215,14 +225,15 @@ pub async fn parse_reply(
             routing_name: None,
         })
         .collect();
-    Ok(answer(report, checks, None, text))
+    Ok(answer(&state.kept_requests, report, checks, None, text))
 }
 
-/// The answer for `report` of `text`: without the copies of the text (see
-/// [`ParsedReply::report`]), with every span's place in the text.
+/// The answer for `report` of `text`: the outline of every request, the first ones whole and
+/// without the copies of the text (see [`ParsedReply::report`]); the rest kept in `kept`.
 fn answer(
+    kept: &KeptRequests,
     report: ParseReport,
-    checks: Vec<ReplyCheck>,
+    mut checks: Vec<ReplyCheck>,
     request_tools: Option<RequestToolsInfo>,
     text: &str,
 ) -> ParsedReply {
@@ -234,11 +245,15 @@ fn answer(
         .collect();
     let mut request_ranges = text_ranges(text, &spans);
     let diagnostic_ranges = request_ranges.split_off(report.requests.len());
+    let outline = RequestOutline::of(&report.requests, &request_ranges, &checks);
+    let mut report = without_copies(report);
+    let parse_id = kept.keep_rest(&mut report.requests, &mut checks);
     ParsedReply {
-        report: without_copies(report),
+        report,
         checks,
+        outline,
+        parse_id,
         request_tools,
-        request_ranges,
         diagnostic_ranges,
         byte_length: u32::try_from(text.len()).unwrap_or(u32::MAX),
     }

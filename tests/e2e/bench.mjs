@@ -865,7 +865,15 @@ async function benchParser() {
           return result;
         };
         const started = performance.now();
+        // Where the main thread's time went: the paste handler's own work (the editor taking
+        // the text in), the first frame after it, and when a task posted after it could run.
+        const marks = {};
+        const ping = new MessageChannel();
+        ping.port1.onmessage = () => (marks.idle = performance.now() - started);
+        requestAnimationFrame(() => (marks.firstFrame = performance.now() - started));
         content.dispatchEvent(event);
+        marks.handled = performance.now() - started;
+        ping.port2.postMessage(0);
         if (!event.defaultPrevented) {
           done({ error: "the editor did not handle the paste event" });
           return;
@@ -886,6 +894,7 @@ async function benchParser() {
               bytes: text.length,
               calls,
               summary: q("parser-summary")?.textContent ?? "",
+              marks,
             }),
           );
         };
@@ -902,6 +911,7 @@ async function benchParser() {
     }, PASTE_MB);
     if (paste.error) throw new E2EError(`parser paste: ${paste.error}`);
     log(`parser: pasted ${(paste.bytes / 1e6).toFixed(1)} MB with ${paste.calls} calls; parse_reply sent after ${ms(paste.sentMs)}, answered after ${ms(paste.answeredMs)}, in the DOM after ${ms(paste.committedMs)}, shown after ${ms(paste.ms)}: ${paste.summary}`);
+    log(`  paste handled after ${ms(paste.marks.handled)}, first frame at ${ms(paste.marks.firstFrame)}, a task posted then ran at ${ms(paste.marks.idle)}`);
     if (paste.renders.length > 0) log(`  React commits (profiling build): ${paste.renders.map((r) => `${r.id} ${r.phase} ${r.actualMs.toFixed(0)} ms`).join(", ")}`);
     await parseProbe(browser, PASTE_MB);
 

@@ -22,6 +22,11 @@ export const commands = {
 	 */
 	parseReply: () => typedError<ParsedReply, CommandError>(__TAURI_INVOKE("parse_reply")),
 	/**
+	 *  Requests `from..to` of parse `parse_id` (`ParsedReply::parse_id`), with their checks: the
+	 *  ones its answer left out. Only the latest parse is kept; an older one is an input error.
+	 */
+	parsedRequests: (parseId: number, from: number, to: number) => typedError<RequestPage, CommandError>(__TAURI_INVOKE("parsed_requests", { parseId, from, to })),
+	/**
 	 *  Streams `text` through the parser in deltas of `delta_bytes` and returns when each call and
 	 *  diagnostic appeared, for the Parser pane's "replay as stream" view. With no format (or
 	 *  "auto") the format auto-detect picks is replayed.
@@ -891,23 +896,28 @@ export type ParseReport = {
 
 export type ParsedReply = {
 	/**
-	 *  Its `content` (the reply's prose) and each request's `raw_block` are left empty: the
-	 *  pane shows the reply itself and finds a block by its span, and those copies of the text
-	 *  were most of the answer's bytes (a 5 MB reply's answer was 2 MB), sent and decoded for
-	 *  nothing.
+	 *  Its `requests` are the first ones only (`FIRST_REQUESTS`; the rest come through
+	 *  `parsed_requests`, see [`crate::commands::parsed_requests`]); its `content` (the reply's
+	 *  prose) and each request's `raw_block` are left empty: the pane shows the reply itself and
+	 *  finds a block by its span, and those copies of the text were most of the answer's bytes,
+	 *  sent and decoded for nothing.
 	 */
 	report: ParseReport,
-	/**  One per request, in the report's order. */
+	/**  One per request of `report`, in its order. */
 	checks: ReplyCheck[],
+	/**
+	 *  Every request's name, span, place in the text (computed here, beside the text, so the
+	 *  pane does not walk a multi-megabyte string after every parse) and validity.
+	 */
+	outline: RequestOutline,
+	/**  What to ask `parsed_requests` for the requests after the first ones. */
+	parse_id: number,
 	/**  Set when the checks were made against the request's tools instead of the registry. */
 	request_tools: RequestToolsInfo | null,
 	/**
-	 *  Where each request's span sits in the reply as the pane indexes it (UTF-16, line,
-	 *  column), in the report's order: computed here, beside the text, so the pane does not walk
-	 *  a multi-megabyte string after every parse.
+	 *  Where each diagnostic's span sits in the reply as the pane indexes it, in the report's
+	 *  order.
 	 */
-	request_ranges: TextRange[],
-	/**  The same for each diagnostic's span. */
 	diagnostic_ranges: TextRange[],
 	/**  The reply's length in UTF-8 bytes. */
 	byte_length: number,
@@ -1205,6 +1215,34 @@ export type RequestOptions = {
 	parallel_tool_calls?: boolean | null,
 	temperature?: number | null,
 	max_tokens?: number | null,
+};
+
+/**
+ *  Every request of a parse, in order, in a few numbers each: enough to count them, mark their
+ *  spans, label them and tell which would not run, without their arguments.
+ */
+export type RequestOutline = {
+	/**  How many requests the parse found. */
+	count: number,
+	/**  The distinct tool names, in order of first call. */
+	names: string[],
+	/**
+	 *  [`PLACE_FIELDS`] numbers per request: its name's index in `names`, its span's start and
+	 *  end (UTF-8 bytes, as `span`), then its range as the pane indexes the text (`from`, `to`,
+	 *  `line`, `column`, as [`TextRange`]).
+	 */
+	places: number[],
+	/**  The indexes of the requests that would not run (their check has an error), ascending. */
+	invalid: number[],
+};
+
+/**  Requests `from..` of a parse, with their checks. */
+export type RequestPage = {
+	/**  Index of the first request of the page. */
+	from: number,
+	requests: ParsedToolRequest[],
+	/**  One per request, in the same order. */
+	checks: ReplyCheck[],
 };
 
 /**  Where the tools of the request a reply answered come from. */

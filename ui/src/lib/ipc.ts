@@ -169,6 +169,8 @@ export const ipc = {
   toolPrompt: (protocol: string) => unwrap(commands.toolPrompt(protocol)),
   parseReply: (text: string, format: string | null, requestTools: RequestToolsChoice | null = null, strict = false) =>
     unwrap(parseReplyRaw(text, { format, request_tools: requestTools, strict })),
+  /** Requests `from..to` of parse `parseId` that its answer left out (`ParsedReply.parse_id`). */
+  parsedRequests: (parseId: number, from: number, to: number) => unwrap(commands.parsedRequests(parseId, from, to)),
   replayStream: (text: string, format: string | null, deltaBytes: number) =>
     unwrap(commands.replayStream(text, format, deltaBytes)),
   // Runs add to the history: the Metrics view hears about it (lib/appEvents.ts).

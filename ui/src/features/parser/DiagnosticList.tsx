@@ -9,12 +9,13 @@ import { usePagedList } from "./usePagedList";
 
 interface Props {
   diagnostics: readonly Diagnostic[];
-  annotations: ReadonlyMap<string, Annotation>;
+  /** The annotation of an id (for line:column). */
+  annotationOf: (id: string) => Annotation | undefined;
   selection: Selection | null;
   onSelect: (id: string) => void;
 }
 
-export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annotations, selection, onSelect }: Props) {
+export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annotationOf, selection, onSelect }: Props) {
   const { list, shown, rendered, showMore, selectedIndex } = usePagedList(diagnostics, selection, "d");
   if (diagnostics.length === 0) return null;
   return (
@@ -29,7 +30,7 @@ export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annota
             key={index}
             index={index}
             diagnostic={diagnostic}
-            annotation={annotations.get(`d${String(index)}`)}
+            annotation={annotationOf(`d${String(index)}`)}
             selected={index === selectedIndex}
             onSelect={onSelect}
           />

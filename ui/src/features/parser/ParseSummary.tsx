@@ -5,6 +5,7 @@
 import { memo } from "react";
 
 import type { ParsedReply } from "../../lib/ipc";
+import { validCount } from "./requestOutline";
 import { formatCount, plural } from "./format";
 import type { ShownError } from "./useParser";
 
@@ -38,7 +39,8 @@ export const ParseSummary = memo(function ParseSummary({
   error: ShownError | null;
 }) {
   const report = reply?.report;
-  const valid = reply?.checks.filter((check) => !check.error).length ?? 0;
+  const count = reply?.outline.count ?? 0;
+  const valid = reply ? validCount(reply.outline) : 0;
   const errors = report?.diagnostics.filter((d) => d.severity === "error").length ?? 0;
   const warnings = (report?.diagnostics.length ?? 0) - errors;
   return (
@@ -53,11 +55,11 @@ export const ParseSummary = memo(function ParseSummary({
             Format <code>{report.format}</code> {report.detected ? "(detected)" : "(chosen)"}
           </span>
           {" · "}
-          {plural(report.requests.length, "request")} ({formatCount(valid)} valid) · {plural(errors, "error")} ·{" "}
+          {plural(count, "request")} ({formatCount(valid)} valid) · {plural(errors, "error")} ·{" "}
           {plural(warnings, "warning")}
         </p>
       ) : null}
-      {report?.requests.length === 0 ? (
+      {report && count === 0 ? (
         <p className="status parser-no-calls" data-testid="parser-no-calls">
           {noCallsMessage(report.format, report.detected)}
         </p>

@@ -8,6 +8,7 @@ import type {
   CycleOutcome,
   Diagnostic,
   ParsedReply,
+  RequestPage,
   ParsedToolRequest,
   ParseOptions,
   ProtocolInfo,
@@ -60,11 +61,18 @@ function diagnosticsOf(text: string): Diagnostic[] {
 
 const SCHEMA_SUGGESTION = 'Call it again with arguments that match its schema. Where it failed, the schema says:\n/path: {"type":"string"}; e.g. "text"';
 
+/** What a test reply holds before the app's placing: every request and its check. */
+type Unplaced = Omit<ParsedReply, "outline" | "parse_id" | "diagnostic_ranges" | "byte_length">;
+
+/** The parse id of the next `placed` answer. */
+let nextParseId = 1;
+
 /**
- * A reply as the app answers it for `text`: with where each span sits in the text (the app's
- * `text_ranges`), computed here by the UI's own byte mapping.
+ * A reply as the app answers it for `text`: with every request's outline and where each span
+ * sits in the text (the app's `text_ranges`), computed here by the UI's own byte mapping; the
+ * answer holds the first `first` requests (`FIRST_REQUESTS` in the app), `rest` the others.
  */
-function placed(text: string, reply: Omit<ParsedReply, "request_ranges" | "diagnostic_ranges" | "byte_length">): ParsedReply {
+function placedWithRest(text: string, reply: Unplaced, first = 100): { answer: ParsedReply; rest: Pick<ParsedReply, "checks"> & { requests: ParsedToolRequest[] } } {
   const { requests, diagnostics } = reply.report;
   const spans = [...requests.map((r) => r.span), ...diagnostics.map((d) => d.span)];
   const map = mapByteOffsets(
@@ -75,12 +83,27 @@ function placed(text: string, reply: Omit<ParsedReply, "request_ranges" | "diagn
     const start = map.at(span.start);
     return { from: start.index, to: Math.max(start.index, map.at(span.end).index), line: start.line, column: start.column };
   };
-  return {
+  const names: string[] = [];
+  const places = requests.flatMap((r) => {
+    if (!names.includes(r.tool_name)) names.push(r.tool_name);
+    const { from, to, line, column } = range(r.span);
+    return [names.indexOf(r.tool_name), r.span.start, r.span.end, from, to, line, column];
+  });
+  const invalid = reply.checks.flatMap((check, index) => ("error" in check && check.error ? [index] : []));
+  const answer: ParsedReply = {
     ...reply,
-    request_ranges: requests.map((r) => range(r.span)),
+    report: { ...reply.report, requests: requests.slice(0, first) },
+    checks: reply.checks.slice(0, first),
+    outline: { count: requests.length, names, places, invalid },
+    parse_id: nextParseId++,
     diagnostic_ranges: diagnostics.map((d) => range(d.span)),
     byte_length: map.byteLength,
   };
+  return { answer, rest: { requests: requests.slice(first), checks: reply.checks.slice(first) } };
+}
+
+function placed(text: string, reply: Unplaced): ParsedReply {
+  return placedWithRest(text, reply).answer;
 }
 
 function parsed(text = REPLY, withDiagnostics = true): ParsedReply {
@@ -239,6 +262,8 @@ async function parseReply(text = REPLY) {
   await waitFor(() => {
     expect(requests().length).toBeGreaterThan(0);
   });
+  // The spans view follows in a deferred render.
+  await screen.findByTestId("parser-annotated");
 }
 
 function mark(id: string): HTMLElement {
@@ -551,38 +576,72 @@ describe("ParserPane parsing", () => {
     expect((window as unknown as { __owned?: unknown }).__owned).toBeUndefined();
   });
 
-  it("pages long lists and renders the item of a span picked beyond the page", async () => {
+  it("pages long lists, asks for the requests its answer left out, and renders the item of a span picked beyond them", async () => {
     const blocks = Array.from({ length: 250 }, (_, i) => vcpBlock("calculator_evaluate", `id-${String(i)}`, { expression: `${String(i)}+1` }));
     const text = blocks.join("\n说明\n");
-    mockCommands({
-      parse_reply: () =>
-        placed(text, {
-          report: {
-            format: "vcp",
-            detected: true,
-            content: "",
-            requests: blocks.map((block, i) => ({
-              ...request(text, block, "calculator_evaluate", `id-${String(i)}`, { expression: `${String(i)}+1` }),
-            })),
-            diagnostics: [],
-          },
-          checks: blocks.map(() => ({})),
-          request_tools: null,
-        }),
+    const { answer, rest } = placedWithRest(text, {
+      report: {
+        format: "vcp",
+        detected: true,
+        content: "",
+        requests: blocks.map((block, i) => ({
+          ...request(text, block, "calculator_evaluate", `id-${String(i)}`, { expression: `${String(i)}+1` }),
+        })),
+        diagnostics: [],
+      },
+      checks: blocks.map((_, i) => (i === 245 ? { error: { kind: "invalid_args", message: "bad expression" } } : {})),
+      request_tools: null,
     });
+    // Pages arrive when the test lets them: what shows meanwhile is checked too.
+    const pages: { args: Record<string, unknown>; answer: ReturnType<typeof deferred<RequestPage>> }[] = [];
+    const calls = mockCommands({
+      parse_reply: () => answer,
+      parsed_requests: (args) => {
+        const page = deferred<RequestPage>();
+        pages.push({ args, answer: page });
+        return page.promise;
+      },
+    });
+    const deliver = async (index: number) => {
+      const entry = pages[index];
+      if (!entry) throw new Error(`no page request ${String(index)}`);
+      const { args, answer: page } = entry;
+      const [from, to] = [Number(args.from), Number(args.to)];
+      expect(args.parseId).toBe(answer.parse_id);
+      page.resolve({ from, requests: rest.requests.slice(from - 100, to - 100), checks: rest.checks.slice(from - 100, to - 100) });
+      await act(async () => {
+        await page.promise;
+      });
+    };
     renderPane();
     await parseReply(text);
-    // The first items render with the parse, the rest of the page in a deferred render.
+    // The first items render with the parse, the rest of the page in a deferred render; the
+    // count, the summary and every span come from the outline.
     await waitFor(() => {
       expect(requests()).toHaveLength(100);
     });
+    expect(screen.getByTestId("parser-summary").textContent).toContain("250 requests (249 valid)");
+    expect(only(calls, "parsed_requests")).toHaveLength(0);
     expect(mark("r239").textContent).toBe(blocks[239]);
     fireEvent.click(mark("r239"));
+    // The picked request is further down than the answer went: the pages up to the end of its
+    // own are asked for at once.
+    expect(requests()).toHaveLength(100);
+    await waitFor(() => {
+      expect(only(calls, "parsed_requests").map((c) => [c.args.from, c.args.to])).toEqual([[100, 250]]);
+    });
+    expect(screen.getByText(/Loading requests 101–240/)).toBeTruthy();
+    await deliver(0);
     expect(requests()).toHaveLength(240);
     expect(requests()[239]?.classList.contains("is-selected")).toBe(true);
-    fireEvent.click(screen.getByText(/Show more requests/));
+    expect(requests()[239]?.textContent).toContain("id-239");
+    // The rest of that page came with it: showing it asks for nothing more.
+    fireEvent.click(screen.getByText(/Show more requests \(10 more\)/));
     expect(requests()).toHaveLength(250);
+    expect(only(calls, "parsed_requests")).toHaveLength(1);
+    expect(requests()[245]?.textContent).toContain("bad expression");
     expect(screen.queryByText(/Show more requests/)).toBeNull();
+    expect(screen.queryByText(/Loading requests/)).toBeNull();
   });
 
   it("parses a paste or a drop at once, while typing waits for the debounce", async () => {
@@ -632,7 +691,7 @@ describe("ParserPane parsing", () => {
     expect(texts).toHaveLength(1);
     expect(texts[0] === big).toBe(true);
     expect(editor().state.doc.length).toBe(big.length);
-    const view = screen.getByTestId("parser-annotated");
+    const view = await screen.findByTestId("parser-annotated");
     expect(view.dataset.mode).toBe("excerpts");
     expect(view.textContent.length).toBeLessThan(5_000);
     expect(mark("r1").textContent).toBe(BLOCK_B);

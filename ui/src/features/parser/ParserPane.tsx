@@ -6,12 +6,12 @@
  */
 import "./parser.css";
 
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 
 import { Timed } from "../../lib/renderProfile";
 import { useWorkbench } from "../../lib/workbench";
 import { AnnotatedView } from "./AnnotatedView";
-import { buildAnnotations } from "./annotations";
+import { annotationOf, buildAnnotations } from "./annotations";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { DiagnosticList } from "./DiagnosticList";
 import { matchResults } from "./matchResults";
@@ -45,15 +45,15 @@ export function ParserPane({ active }: { active: boolean }) {
   const { protocols, problems: formatProblems, error: protocolsError } = useProtocols(active);
   const formatArg = format === AUTO_FORMAT ? null : format;
   const tools = useMemo(() => requestToolsChoice(toolsSource, pastedTools), [toolsSource, pastedTools]);
-  const { snapshot, schedule, parseNow } = parser;
+  const { snapshot, schedule, parseNow, loadRequests } = parser;
   const running = run.status === "running";
 
-  // Once per parse answer: the annotations of the text view (the app placed the spans).
-  const view = useMemo(() => {
-    if (!snapshot) return null;
-    const annotations = buildAnnotations(snapshot.reply);
-    return { annotations, byId: new Map(annotations.map((a) => [a.id, a])) };
-  }, [snapshot]);
+  // The spans view follows a new answer in a render of its own, after the frame showing the
+  // summary and the lists: marking thousands of spans is most of an answer's rendering.
+  const spansSnapshot = useDeferredValue(snapshot);
+  const spans = useMemo(() => (spansSnapshot ? buildAnnotations(spansSnapshot.reply) : null), [spansSnapshot]);
+  // One span's place for the lists and the editor, read from the answer without building all.
+  const placeOf = useCallback((id: string) => (snapshot ? annotationOf(snapshot.reply, id) : undefined), [snapshot]);
 
   const matched = useMemo(() => matchResults(snapshot, run), [snapshot, run]);
 
@@ -132,13 +132,13 @@ export function ParserPane({ active }: { active: boolean }) {
   const selectFromList = useCallback(
     (id: string) => {
       setSelection({ id, source: "list" });
-      const annotation = view?.byId.get(id);
+      const annotation = placeOf(id);
       const input = editor.current;
       // Select the span in the editor too, when the editor still holds the parsed text.
       if (!annotation || !input || !snapshot || !input.getText().equals(snapshot.text)) return;
       input.select(annotation.start, annotation.end);
     },
-    [view, snapshot],
+    [placeOf, snapshot],
   );
 
   const selectFromText = useCallback((id: string) => {
@@ -173,6 +173,8 @@ export function ParserPane({ active }: { active: boolean }) {
   });
 
   const report = snapshot?.reply.report;
+  const requestCount = snapshot?.reply.outline.count ?? 0;
+  const moreRequests = useMemo(() => ({ total: requestCount, load: loadRequests }), [requestCount, loadRequests]);
   return (
     <Timed id="parser">
       <section className="pane parser-pane" aria-labelledby="parser-title" data-active={active}>
@@ -206,12 +208,12 @@ export function ParserPane({ active }: { active: boolean }) {
           />
           <div className="parser-annotated-col">
             <span className="parser-label">Spans</span>
-            {snapshot && view ? (
+            {spansSnapshot && spans ? (
               <Timed id="spans">
                 <AnnotatedView
-                  text={snapshot.text}
-                  byteLength={snapshot.reply.byte_length}
-                  annotations={view.annotations}
+                  text={spansSnapshot.text}
+                  byteLength={spansSnapshot.reply.byte_length}
+                  annotations={spans}
                   selection={selection}
                   onSelect={selectFromText}
                 />
@@ -238,18 +240,19 @@ export function ParserPane({ active }: { active: boolean }) {
         />
         <RunPanel run={run} unmatched={matched.unmatched} />
         <StreamReplayView text={text} format={formatArg} />
-        {report && view ? (
+        {report ? (
           <Timed id="lists">
             <DiagnosticList
               diagnostics={report.diagnostics}
-              annotations={view.byId}
+              annotationOf={placeOf}
               selection={selection}
               onSelect={selectFromList}
             />
             <RequestList
               requests={report.requests}
               checks={snapshot.reply.checks}
-              annotations={view.byId}
+              more={moreRequests}
+              annotationOf={placeOf}
               results={matched.byRequest}
               running={running && snapshot.text === run.text && snapshot.format === run.format}
               selection={selection}

@@ -12,13 +12,17 @@ import type { Annotation } from "./annotations";
 import { formatCount, issueLines, plural, prettyJson } from "./format";
 import { ResultView } from "./ResultView";
 import type { Selection } from "./selection";
-import { usePagedList } from "./usePagedList";
+import { usePagedList, type MoreItems } from "./usePagedList";
 
 interface Props {
+  /** The requests received so far: the first ones of `more.total`. */
   requests: readonly ParsedToolRequest[];
+  /** One per request received. */
   checks: readonly ReplyCheck[];
-  /** Request annotations by id (for line:column). */
-  annotations: ReadonlyMap<string, Annotation>;
+  /** How many requests the parse found, and how to ask for more of them. */
+  more: MoreItems;
+  /** The annotation of an id (for line:column). */
+  annotationOf: (id: string) => Annotation | undefined;
   results: ReadonlyMap<number, ToolExecutionResult>;
   running: boolean;
   selection: Selection | null;
@@ -26,14 +30,14 @@ interface Props {
   onSend: (index: number) => void;
 }
 
-export const RequestList = memo(function RequestList({ requests, checks, annotations, results, running, selection, onSelect, onSend }: Props) {
-  const { list, shown, rendered, showMore, selectedIndex } = usePagedList(requests, selection, "r");
-  if (requests.length === 0) return null;
+export const RequestList = memo(function RequestList({ requests, checks, more, annotationOf, results, running, selection, onSelect, onSend }: Props) {
+  const { list, total, shown, held, rendered, showMore, selectedIndex } = usePagedList(requests, selection, "r", more);
+  if (total === 0) return null;
   return (
     <section className="parser-section" aria-labelledby="parser-requests-title">
       <div className="parser-section-head">
         <h3 id="parser-requests-title">Requests</h3>
-        <span className="muted">{plural(requests.length, "request")}</span>
+        <span className="muted">{plural(total, "request")}</span>
       </div>
       <ol ref={list} className="parser-list" aria-labelledby="parser-requests-title">
         {requests.slice(0, rendered).map((request, index) => (
@@ -42,7 +46,7 @@ export const RequestList = memo(function RequestList({ requests, checks, annotat
             index={index}
             request={request}
             check={checks[index]}
-            annotation={annotations.get(`r${String(index)}`)}
+            annotation={annotationOf(`r${String(index)}`)}
             result={results.get(index)}
             running={running}
             selected={index === selectedIndex}
@@ -51,9 +55,14 @@ export const RequestList = memo(function RequestList({ requests, checks, annotat
           />
         ))}
       </ol>
-      {shown < requests.length ? (
+      {held < shown ? (
+        <p className="muted parser-loading" role="status">
+          Loading requests {formatCount(held + 1)}–{formatCount(shown)}…
+        </p>
+      ) : null}
+      {shown < total ? (
         <button type="button" className="button parser-more" onClick={showMore}>
-          Show more requests ({formatCount(requests.length - shown)} more)
+          Show more requests ({formatCount(total - shown)} more)
         </button>
       ) : null}
     </section>

@@ -4,6 +4,7 @@
  * excerpts to show when a reply is too large to render whole.
  */
 import type { ParsedReply, Severity, TextRange } from "../../lib/ipc";
+import { nameAt, rangeAt } from "./requestOutline";
 import type { TextPosition } from "./textIndex";
 
 export type AnnotationKind = "request" | Severity;
@@ -26,10 +27,42 @@ export interface Annotation {
 export const requestAnnotationId = (index: number) => `r${String(index)}`;
 export const diagnosticAnnotationId = (index: number) => `d${String(index)}`;
 
-/** Where a span sits, as the app computed it (see `ParsedReply.request_ranges`). */
+/** Where a span sits, as the app computed it (see `ParsedReply.outline`). */
 function placed(range: TextRange | undefined): { start: number; end: number; position: TextPosition } {
   if (!range) return { start: 0, end: 0, position: { index: 0, line: 1, column: 1 } };
   return { start: range.from, end: range.to, position: { index: range.from, line: range.line, column: range.column } };
+}
+
+function requestAnnotation(reply: ParsedReply, index: number): Annotation {
+  const { outline } = reply;
+  return {
+    id: requestAnnotationId(index),
+    kind: "request",
+    index,
+    ...placed(rangeAt(outline, index)),
+    label: `Request ${String(index + 1)}: ${nameAt(outline, index)}`,
+  };
+}
+
+function diagnosticAnnotation(reply: ParsedReply, index: number): Annotation | undefined {
+  const diagnostic = reply.report.diagnostics[index];
+  if (!diagnostic) return undefined;
+  return {
+    id: diagnosticAnnotationId(index),
+    kind: diagnostic.severity,
+    index,
+    ...placed(reply.diagnostic_ranges[index]),
+    label: `${diagnostic.severity} ${diagnostic.code}: ${diagnostic.message}`,
+  };
+}
+
+/** The annotation `id` (`r{index}` or `d{index}`) of `reply`, without building them all. */
+export function annotationOf(reply: ParsedReply, id: string): Annotation | undefined {
+  const index = Number(id.slice(1));
+  if (!Number.isInteger(index) || index < 0) return undefined;
+  if (id.startsWith("r")) return index < reply.outline.count ? requestAnnotation(reply, index) : undefined;
+  if (id.startsWith("d")) return diagnosticAnnotation(reply, index);
+  return undefined;
 }
 
 /**
@@ -39,23 +72,10 @@ function placed(range: TextRange | undefined): { start: number; end: number; pos
  */
 export function buildAnnotations(reply: ParsedReply): Annotation[] {
   const out: Annotation[] = [];
-  reply.report.requests.forEach((request, index) => {
-    out.push({
-      id: requestAnnotationId(index),
-      kind: "request",
-      index,
-      ...placed(reply.request_ranges[index]),
-      label: `Request ${String(index + 1)}: ${request.tool_name}`,
-    });
-  });
-  reply.report.diagnostics.forEach((diagnostic, index) => {
-    out.push({
-      id: diagnosticAnnotationId(index),
-      kind: diagnostic.severity,
-      index,
-      ...placed(reply.diagnostic_ranges[index]),
-      label: `${diagnostic.severity} ${diagnostic.code}: ${diagnostic.message}`,
-    });
+  for (let index = 0; index < reply.outline.count; index++) out.push(requestAnnotation(reply, index));
+  reply.report.diagnostics.forEach((_, index) => {
+    const annotation = diagnosticAnnotation(reply, index);
+    if (annotation) out.push(annotation);
   });
   return out.sort(compareAnnotations);
 }

@@ -6,6 +6,7 @@
  * requests (strict unknown-tool mode). Anything that does not line up is listed on its own.
  */
 import type { ToolExecutionResult } from "../../lib/ipc";
+import { nameAt, spanAt } from "./requestOutline";
 import type { ParseSnapshot } from "./useParser";
 import type { RunState } from "./useRun";
 
@@ -30,15 +31,18 @@ export function matchResults(snapshot: ParseSnapshot | null, run: RunState): Mat
   const results: [number, ToolExecutionResult][] = run.outcome
     ? run.outcome.results.map((result, index) => [index, result])
     : [...run.streamed.entries()].sort((a, b) => a[0] - b[0]);
-  const shown = snapshot?.reply.report.requests ?? [];
-  const sameInput = snapshot !== null && snapshot.text === run.text && snapshot.format === run.format;
-  const bySpan = new Map(shown.map((request, index) => [spanKey(request.span), index]));
+  // The shown requests, when the run was over the same text and format.
+  const outline = snapshot !== null && snapshot.text === run.text && snapshot.format === run.format ? snapshot.reply.outline : null;
+  const bySpan = new Map<string, number>();
+  for (let index = 0; index < (outline?.count ?? 0); index++) {
+    if (outline) bySpan.set(spanKey(spanAt(outline, index)), index);
+  }
   for (const [index, result] of results) {
     let target: number | undefined;
-    if (sameInput) {
+    if (outline) {
       const runRequest = run.outcome?.parse.requests[index];
       target = runRequest ? bySpan.get(spanKey(runRequest.span)) : index;
-      if (target !== undefined && shown[target]?.tool_name !== result.tool_name) target = undefined;
+      if (target !== undefined && (target >= outline.count || nameAt(outline, target) !== result.tool_name)) target = undefined;
     }
     if (target === undefined || byRequest.has(target)) unmatched.push({ index, result });
     else byRequest.set(target, result);

@@ -4,8 +4,10 @@
  * The parsed text travels with its answer, since the spans index that text, not the editor's.
  * Asking `parseNow` again for exactly what is already on its way waits for that answer instead
  * of sending the reply again (a paste starts its parse before the editor has taken it in).
+ * An answer holds its first requests only: `loadRequests` adds the rest, a page at a time, to
+ * the snapshot they belong to.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 import { errorMessage, ipc, IpcError, type ParsedReply, type RequestToolsChoice } from "../../lib/ipc";
 import { sameTools } from "./RequestToolsPicker";
@@ -108,5 +110,57 @@ export function useParser() {
 
   useEffect(() => stopTimer, [stopTimer]);
 
-  return { ...state, schedule, parseNow };
+  // The latest snapshot, for loads started from callbacks; and how far loads were asked to go.
+  const shown = useRef<ParseSnapshot | null>(null);
+  // Before any passive effect: the lists ask for pages from theirs.
+  useLayoutEffect(() => {
+    shown.current = state.snapshot;
+  }, [state.snapshot]);
+  const wanted = useRef<{ parseId: number; upTo: number; loading: boolean } | null>(null);
+
+  /** Asks for the shown snapshot's requests up to `upTo` (exclusive) that it does not hold yet. */
+  const loadRequests = useCallback((upTo: number) => {
+    const snapshot = shown.current;
+    if (!snapshot) return;
+    const parseId = snapshot.reply.parse_id;
+    const held = snapshot.reply.report.requests.length;
+    const target = Math.min(upTo, snapshot.reply.outline.count);
+    if (target <= held) return;
+    if (wanted.current?.parseId === parseId) {
+      // A load on its way goes on to the new end.
+      wanted.current.upTo = Math.max(wanted.current.upTo, target);
+      if (wanted.current.loading) return;
+    } else {
+      wanted.current = { parseId, upTo: target, loading: false };
+    }
+    const goal = wanted.current;
+    goal.loading = true;
+    void (async () => {
+      let from = held;
+      try {
+        while (wanted.current === goal && goal.upTo > from) {
+          const page = await ipc.parsedRequests(parseId, from, goal.upTo);
+          setState((previous) => {
+            const current = previous.snapshot;
+            if (current?.reply.parse_id !== parseId || current.reply.report.requests.length !== page.from) return previous;
+            const { reply } = current;
+            const requests = [...reply.report.requests, ...page.requests];
+            const checks = [...reply.checks, ...page.checks];
+            return { ...previous, snapshot: { ...current, reply: { ...reply, report: { ...reply.report, requests }, checks } } };
+          });
+          if (page.requests.length === 0) break;
+          from += page.requests.length;
+        }
+        goal.loading = false;
+      } catch (reason: unknown) {
+        if (wanted.current !== goal) return;
+        wanted.current = null;
+        // A newer parse replaced this one: its answer is on its way, nothing to say.
+        if (shown.current?.reply.parse_id !== parseId) return;
+        setState((previous) => ({ ...previous, error: asShownError(reason) }));
+      }
+    })();
+  }, []);
+
+  return { ...state, schedule, parseNow, loadRequests };
 }
