@@ -218,6 +218,10 @@ export function ParserPane({ active }: { active: boolean }) {
                   onSelect={selectFromText}
                 />
               </Timed>
+            ) : snapshot ? (
+              <p className="parser-annotated-empty muted" role="status">
+                Marking the spans…
+              </p>
             ) : (
               <p className="parser-annotated-empty muted">The parsed reply shows here with its calls and problems marked.</p>
             )}
