@@ -4,6 +4,7 @@
 //! most of the answer (1.3 MB), decoded before the pane could show anything. The rest stays
 //! here, for the latest parse only, and comes page by page as the list shows more.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
@@ -42,25 +43,13 @@ impl RequestOutline {
     /// The outline of `requests`, whose ranges and checks are in the same order.
     pub fn of(requests: &[ParsedToolRequest], ranges: &[TextRange], checks: &[ReplyCheck]) -> Self {
         let mut names: Vec<String> = Vec::new();
+        let mut numbers: HashMap<&str, u32> = HashMap::new();
         let mut places = Vec::with_capacity(requests.len() * PLACE_FIELDS);
-        // Replies repeat a few names many times: the last one looked up is usually the next.
-        let mut last: Option<(usize, u32)> = None;
         for (index, request) in requests.iter().enumerate() {
-            let name = match last {
-                Some((i, number)) if names[i] == request.tool_name => number,
-                _ => {
-                    let i = names
-                        .iter()
-                        .position(|n| *n == request.tool_name)
-                        .unwrap_or_else(|| {
-                            names.push(request.tool_name.clone());
-                            names.len() - 1
-                        });
-                    let number = narrow(i);
-                    last = Some((i, number));
-                    number
-                }
-            };
+            let name = *numbers.entry(&request.tool_name).or_insert_with(|| {
+                names.push(request.tool_name.clone());
+                narrow(names.len() - 1)
+            });
             let range = ranges.get(index).copied().unwrap_or(TextRange {
                 from: 0,
                 to: 0,

@@ -2,20 +2,19 @@
 import { memo } from "react";
 
 import type { Diagnostic } from "../../lib/ipc";
-import type { Annotation } from "./annotations";
 import { formatCount, plural } from "./format";
 import type { Selection } from "./selection";
 import { usePagedList } from "./usePagedList";
 
 interface Props {
   diagnostics: readonly Diagnostic[];
-  /** The annotation of an id (for line:column). */
-  annotationOf: (id: string) => Annotation | undefined;
+  /** Where the span of an id starts, as `line:column`. */
+  locationOf: (id: string) => string | undefined;
   selection: Selection | null;
   onSelect: (id: string) => void;
 }
 
-export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annotationOf, selection, onSelect }: Props) {
+export const DiagnosticList = memo(function DiagnosticList({ diagnostics, locationOf, selection, onSelect }: Props) {
   const { list, shown, rendered, showMore, selectedIndex } = usePagedList(diagnostics, selection, "d");
   if (diagnostics.length === 0) return null;
   return (
@@ -30,7 +29,7 @@ export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annota
             key={index}
             index={index}
             diagnostic={diagnostic}
-            annotation={annotationOf(`d${String(index)}`)}
+            location={locationOf(`d${String(index)}`)}
             selected={index === selectedIndex}
             onSelect={onSelect}
           />
@@ -48,13 +47,14 @@ export const DiagnosticList = memo(function DiagnosticList({ diagnostics, annota
 const DiagnosticItem = memo(function DiagnosticItem({
   index,
   diagnostic,
-  annotation,
+  location,
   selected,
   onSelect,
 }: {
   index: number;
   diagnostic: Diagnostic;
-  annotation: Annotation | undefined;
+  /** Where its span starts, as `line:column`. */
+  location: string | undefined;
   selected: boolean;
   onSelect: (id: string) => void;
 }) {
@@ -79,9 +79,9 @@ const DiagnosticItem = memo(function DiagnosticItem({
       >
         <span className={`badge parser-severity parser-severity-${diagnostic.severity}`}>{diagnostic.severity}</span>
         <code className="parser-diagnostic-code">{diagnostic.code}</code>
-        {annotation ? (
+        {location ? (
           <span className="parser-location" data-testid="parser-location" title="line:column">
-            {annotation.position.line}:{annotation.position.column}
+            {location}
           </span>
         ) : null}
         <span className="parser-diagnostic-message">{diagnostic.message}</span>

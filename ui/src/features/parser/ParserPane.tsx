@@ -52,8 +52,15 @@ export function ParserPane({ active }: { active: boolean }) {
   // summary and the lists: marking thousands of spans is most of an answer's rendering.
   const spansSnapshot = useDeferredValue(snapshot);
   const spans = useMemo(() => (spansSnapshot ? buildAnnotations(spansSnapshot.reply) : null), [spansSnapshot]);
-  // One span's place for the lists and the editor, read from the answer without building all.
-  const placeOf = useCallback((id: string) => (snapshot ? annotationOf(snapshot.reply, id) : undefined), [snapshot]);
+  // A span's line:column for the lists, read from the answer without building all annotations:
+  // a string, so the lists' memoised items stay as they were when nothing about them changed.
+  const locationOf = useCallback(
+    (id: string) => {
+      const annotation = snapshot ? annotationOf(snapshot.reply, id) : undefined;
+      return annotation ? `${String(annotation.position.line)}:${String(annotation.position.column)}` : undefined;
+    },
+    [snapshot],
+  );
 
   const matched = useMemo(() => matchResults(snapshot, run), [snapshot, run]);
 
@@ -132,13 +139,13 @@ export function ParserPane({ active }: { active: boolean }) {
   const selectFromList = useCallback(
     (id: string) => {
       setSelection({ id, source: "list" });
-      const annotation = placeOf(id);
+      const annotation = snapshot ? annotationOf(snapshot.reply, id) : undefined;
       const input = editor.current;
       // Select the span in the editor too, when the editor still holds the parsed text.
       if (!annotation || !input || !snapshot || !input.getText().equals(snapshot.text)) return;
       input.select(annotation.start, annotation.end);
     },
-    [placeOf, snapshot],
+    [snapshot],
   );
 
   const selectFromText = useCallback((id: string) => {
@@ -248,7 +255,7 @@ export function ParserPane({ active }: { active: boolean }) {
           <Timed id="lists">
             <DiagnosticList
               diagnostics={report.diagnostics}
-              annotationOf={placeOf}
+              locationOf={locationOf}
               selection={selection}
               onSelect={selectFromList}
             />
@@ -256,7 +263,7 @@ export function ParserPane({ active }: { active: boolean }) {
               requests={report.requests}
               checks={snapshot.reply.checks}
               more={moreRequests}
-              annotationOf={placeOf}
+              locationOf={locationOf}
               results={matched.byRequest}
               running={running && snapshot.text === run.text && snapshot.format === run.format}
               selection={selection}

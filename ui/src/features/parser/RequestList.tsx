@@ -8,7 +8,6 @@ import { memo, type MouseEvent } from "react";
 import type { ParsedToolRequest, ReplyCheck, ToolExecutionResult } from "../../lib/ipc";
 import { CopyAs } from "../results/CopyAs";
 import { SuggestionHint } from "../results/SuggestionHint";
-import type { Annotation } from "./annotations";
 import { formatCount, issueLines, plural, prettyJson } from "./format";
 import { ResultView } from "./ResultView";
 import type { Selection } from "./selection";
@@ -21,8 +20,8 @@ interface Props {
   checks: readonly ReplyCheck[];
   /** How many requests the parse found, and how to ask for more of them. */
   more: MoreItems;
-  /** The annotation of an id (for line:column). */
-  annotationOf: (id: string) => Annotation | undefined;
+  /** Where the span of an id starts, as `line:column`. */
+  locationOf: (id: string) => string | undefined;
   results: ReadonlyMap<number, ToolExecutionResult>;
   running: boolean;
   selection: Selection | null;
@@ -30,7 +29,7 @@ interface Props {
   onSend: (index: number) => void;
 }
 
-export const RequestList = memo(function RequestList({ requests, checks, more, annotationOf, results, running, selection, onSelect, onSend }: Props) {
+export const RequestList = memo(function RequestList({ requests, checks, more, locationOf, results, running, selection, onSelect, onSend }: Props) {
   const { list, total, shown, held, rendered, showMore, selectedIndex } = usePagedList(requests, selection, "r", more);
   if (total === 0) return null;
   return (
@@ -46,7 +45,7 @@ export const RequestList = memo(function RequestList({ requests, checks, more, a
             index={index}
             request={request}
             check={checks[index]}
-            annotation={annotationOf(`r${String(index)}`)}
+            location={locationOf(`r${String(index)}`)}
             result={results.get(index)}
             running={running}
             selected={index === selectedIndex}
@@ -73,7 +72,7 @@ const RequestItem = memo(function RequestItem({
   index,
   request,
   check,
-  annotation,
+  location,
   result,
   running,
   selected,
@@ -83,7 +82,8 @@ const RequestItem = memo(function RequestItem({
   index: number;
   request: ParsedToolRequest;
   check: ReplyCheck | undefined;
-  annotation: Annotation | undefined;
+  /** Where its span starts, as `line:column`. */
+  location: string | undefined;
   result: ToolExecutionResult | undefined;
   running: boolean;
   selected: boolean;
@@ -127,9 +127,9 @@ const RequestItem = memo(function RequestItem({
         <span className="muted parser-request-id">
           id <code>{request.request_id}</code>
         </span>
-        {annotation ? (
+        {location ? (
           <span className="muted parser-location" title="line:column">
-            {annotation.position.line}:{annotation.position.column}
+            {location}
           </span>
         ) : null}
         {valid ? (
