@@ -193,13 +193,12 @@ fn eval_scores_a_corpus_per_format_and_fails_below_the_minimum() {
     assert_eq!(output.status.code(), Some(2));
 }
 
-/// The reference corpus (`tests/fixtures/eval/reference_cases.jsonl`): model outputs from the
-/// reference parsers' test suites and the models' chat templates, each case carrying its own
-/// tools where typing needs them. Every case must agree, auto-detected ones included.
-#[test]
-fn eval_agrees_with_every_reference_case() {
+/// `toolscope eval` agrees with every case of the corpus at `path` (`--min 100%` and no
+/// mismatch in the JSON report), which holds at least `min_cases` cases over `min_formats`
+/// formats.
+fn assert_corpus_agrees(path: &str, min_cases: u64, min_formats: usize) {
     let sandbox = Sandbox::new();
-    let cases = repo_path("tests/fixtures/eval/reference_cases.jsonl");
+    let cases = repo_path(path);
     let output = sandbox.run(&["eval", &cases, "--min", "100%"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}{}", stderr(&output));
@@ -207,10 +206,18 @@ fn eval_agrees_with_every_reference_case() {
     assert_eq!(code, 0);
     assert_eq!(report["mismatches"], serde_json::json!([]), "{report:#}");
     let total = report["overall"]["cases"].as_u64().unwrap_or_default();
-    assert!(total >= 250, "the corpus shrank to {total} cases");
+    assert!(total >= min_cases, "the corpus shrank to {total} cases");
     assert_eq!(report["overall"]["agreed"], report["overall"]["cases"]);
     let formats = report["by_format"].as_object().map_or(0, |f| f.len());
-    assert!(formats >= 15, "only {formats} formats covered");
+    assert!(formats >= min_formats, "only {formats} formats covered");
+}
+
+/// The reference corpus (`tests/fixtures/eval/reference_cases.jsonl`): model outputs from the
+/// reference parsers' test suites and the models' chat templates, each case carrying its own
+/// tools where typing needs them. Every case must agree, auto-detected ones included.
+#[test]
+fn eval_agrees_with_every_reference_case() {
+    assert_corpus_agrees("tests/fixtures/eval/reference_cases.jsonl", 250, 15);
 }
 
 /// The corpus of real model outputs (`tests/fixtures/eval/real_outputs.jsonl`): replies quoted in
@@ -219,19 +226,7 @@ fn eval_agrees_with_every_reference_case() {
 /// expectations and the deliberate differences are in `tests/fixtures/eval/README.md`.
 #[test]
 fn eval_agrees_with_every_real_output() {
-    let sandbox = Sandbox::new();
-    let cases = repo_path("tests/fixtures/eval/real_outputs.jsonl");
-    let output = sandbox.run(&["eval", &cases, "--min", "100%"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}{}", stderr(&output));
-    let (code, report) = sandbox.json(&["eval", &cases, "--json"]);
-    assert_eq!(code, 0);
-    assert_eq!(report["mismatches"], serde_json::json!([]), "{report:#}");
-    let total = report["overall"]["cases"].as_u64().unwrap_or_default();
-    assert!(total >= 60, "the corpus shrank to {total} cases");
-    assert_eq!(report["overall"]["agreed"], report["overall"]["cases"]);
-    let formats = report["by_format"].as_object().map_or(0, |f| f.len());
-    assert!(formats >= 10, "only {formats} formats covered");
+    assert_corpus_agrees("tests/fixtures/eval/real_outputs.jsonl", 60, 10);
 }
 
 #[test]

@@ -110,11 +110,15 @@ impl Protocol for KimiK2 {
             .get(block.body.start..block.body.end)
             .unwrap_or_default();
         // A stripped call's id begins with its opener (`functions.`), the others' in the body.
-        let id_from = match FRAMING.rules.get(block.rule).map(|r| r.open) {
-            Some(Open::CallId(_)) => block.span.start,
-            _ => block.body.start,
+        let stripped = matches!(
+            FRAMING.rules.get(block.rule).map(|r| r.open),
+            Some(Open::CallId(_))
+        );
+        let id_from = if stripped {
+            block.span.start
+        } else {
+            block.body.start
         };
-        let stripped = id_from == block.span.start;
         let Some((id_end, args_start)) = arguments_at(text, id_from, block.body, stripped) else {
             let why = if block.complete {
                 "has no"

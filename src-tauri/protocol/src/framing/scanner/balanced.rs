@@ -235,12 +235,11 @@ impl Scanner {
     }
 }
 
-/// A function name and nothing else (whitespace around it allowed): what may precede the value
-/// when the inner marker was left out. `[{…}]` or prose before a brace is not one.
-/// A name (or a call id, `get_weather:0` in Kimi K2), optionally followed by one more bare
-/// word: the content type harmony writes after the function (`get_weather json{…}` once
-/// `<|constrain|>` and `<|message|>` are decoded away). The format's decoder tells the name
-/// from the type.
+/// What may precede the value when the inner marker was left out (whitespace around it
+/// allowed): a function name (or a call id, `get_weather:0` in Kimi K2), optionally followed by
+/// one more bare word, the content type harmony writes after the function (`get_weather
+/// json{…}` once `<|constrain|>` and `<|message|>` are decoded away). The format's decoder tells
+/// the name from the type. `[{…}]` or prose before a brace is not one.
 fn is_bare_name(bytes: &[u8]) -> bool {
     let header = bytes.trim_ascii();
     let (name, kind) = match header.iter().position(u8::is_ascii_whitespace) {
