@@ -347,6 +347,39 @@ pub fn push_json_calls(
     }
 }
 
+/// [`push_json_calls`] for a value already read by other means (a Python literal): one call, or
+/// a list of calls, each list element with its own span where the text's brackets give one.
+pub fn push_value_calls(
+    out: &mut ParseOutput,
+    text: &str,
+    value: Value,
+    span: Span,
+    block_span: Span,
+    format: &str,
+    what: &str,
+) {
+    match serde_json::from_value::<CallDocument>(value) {
+        Ok(CallDocument::One(item)) => push_one(out, text, block_span, format, item),
+        Ok(CallDocument::List(items)) => {
+            let spans = super::balanced::element_spans(text, span);
+            let aligned = spans.len() == items.len();
+            if items.is_empty() {
+                empty_list(out, what, block_span);
+            }
+            for (index, item) in items.into_iter().enumerate() {
+                let element = if aligned { spans[index] } else { block_span };
+                push_one(out, text, element, format, item);
+            }
+        }
+        Err(e) => error(
+            out,
+            DiagnosticCode::InvalidJson,
+            format!("{what} holds no call: {e}"),
+            span,
+        ),
+    }
+}
+
 fn empty_list(out: &mut ParseOutput, what: &str, block_span: Span) {
     warning(
         out,

@@ -30,14 +30,22 @@
 //! opens calls without closing its reasoning). `<|im_end|>` / `<|endoftext|>` left in a raw
 //! completion end a `<tool_call>` that was never closed.
 //!
-//! Deliberate difference: a `<tool_call>` holding `<function=NAME>` with `<parameter=…>` XML
+//! Hermes 2 Pro writes Python dicts too (`{'arguments': {…}, 'name': …}`), and its authors'
+//! parser (Hermes-Function-Calling `utils.py`) falls back to `ast.literal_eval` when `json.loads`
+//! fails; so does this one, for `<tool_call>` bodies, with a warning.
+//!
+//! Deliberate differences: vLLM, SGLang and llama.cpp read `<tool_call>` bodies as JSON only and
+//! drop a Python dict; here the model's own parser decides. A `<tool_call>` holding `<function=NAME>` with `<parameter=…>` XML
 //! (Qwen3-Coder's layout) is qwen3_coder's, which auto-detect picks: here it is reported, as
 //! llama.cpp's and SGLang's Hermes parsers read only JSON there.
 
 use crate::balanced::{value_end, Syntax};
-use crate::calls::{error, find_marker_in, push_json_calls, push_named_call};
+use crate::calls::{
+    error, find_marker_in, push_json_calls, push_named_call, push_value_calls, warning,
+};
 use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK_MAY_START_OPEN};
 use crate::prompt::{function_definitions, result_value};
+use crate::pylit::parse_python_literal;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -155,7 +163,7 @@ impl Protocol for Hermes {
             TOOL_CALL_RULE => {
                 let body = unfenced(text, block.body);
                 for object in call_objects(text, body) {
-                    push_json_calls(out, text, object, block.span, ID, "the <tool_call> body");
+                    push_tool_call_body(out, text, object, block.span);
                 }
             }
             NAMED_FUNCTION_RULE => function_call(text, block, block.body, "\">", out),
@@ -180,6 +188,39 @@ fn starts_call_object(body: &str) -> bool {
     body.trim_start()
         .strip_prefix('{')
         .is_some_and(|rest| rest.trim_start().starts_with("\"name\""))
+}
+
+/// A `<tool_call>` body read as Hermes-Function-Calling's own parser reads it (`utils.py`
+/// `validate_and_extract_tool_calls`): JSON first, then, when that fails, a Python literal as
+/// `ast.literal_eval` reads it. Hermes 2 Pro was trained on, and writes, Python dicts
+/// (`{'arguments': {'symbol': 'TSLA'}, 'name': …}`). JSON is tried first so the usual body is
+/// read once; only a body that is not JSON pays for the second reading, and its JSON error is
+/// kept when it is no Python literal either.
+fn push_tool_call_body(out: &mut ParseOutput, text: &str, body: Span, block_span: Span) {
+    const WHAT: &str = "the <tool_call> body";
+    let (requests, diagnostics) = (out.requests.len(), out.diagnostics.len());
+    push_json_calls(out, text, body, block_span, ID, WHAT);
+    let slice = text.get(body.start..body.end).unwrap_or_default();
+    // A call of the wrong shape is JSON all the same: its error stands.
+    let not_json = out.requests.len() == requests
+        && serde_json::from_str::<serde::de::IgnoredAny>(slice).is_err();
+    if !not_json {
+        return;
+    }
+    let Ok(value) = parse_python_literal(slice.trim()) else {
+        return;
+    };
+    out.diagnostics.truncate(diagnostics);
+    warning(
+        out,
+        DiagnosticCode::InvalidJson,
+        format!(
+            "{WHAT} is a Python literal, not JSON; read as Hermes-Function-Calling's parser \
+             reads it (ast.literal_eval)"
+        ),
+        body,
+    );
+    push_value_calls(out, text, value, body, block_span, ID, WHAT);
 }
 
 /// The call objects in a `<tool_call>` body: usually one, but several objects one after the
