@@ -31,6 +31,7 @@ pub mod gemma;
 pub mod gemma4;
 pub mod gemma_syntax;
 pub mod gigachat3;
+pub mod glaive;
 pub mod glm45;
 pub mod gpt_oss;
 pub mod hermes;
@@ -58,6 +59,7 @@ pub mod pylines;
 pub mod pylit;
 pub mod pythonic;
 pub mod qwen3_coder;
+pub mod react;
 pub mod request;
 pub mod result;
 mod schema_summary;
@@ -241,6 +243,9 @@ impl ProtocolSet {
             Arc::new(function_gemma::FunctionGemma),
             Arc::new(gigachat3::GigaChat3),
             Arc::new(olmo3::Olmo3),
+            Arc::new(glaive::Glaive),
+            // Last: its labels are plain words, so any format with markers of its own wins a tie.
+            Arc::new(react::React),
         ])
     }
 
