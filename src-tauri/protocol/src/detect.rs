@@ -27,6 +27,16 @@ pub struct Signature {
 /// text to match but a check [`Detector::candidates`] runs (`[get_weather(` after prose).
 pub const CALL_LIST_ANYWHERE: &str = "[name(";
 
+/// The prefix standing for a reply that is nothing but Python calls without brackets
+/// (`f(a=1), g(b=2)`, the hosted Gorilla OpenFunctions text): like [`CALL_LIST_ANYWHERE`], a
+/// check, not text: the reply starts with a (dotted) name and `(` and ends with `)`.
+pub const BARE_CALLS_REPLY: &str = "name(…)";
+
+/// The prefix standing for a reply whose first line is a tool name alone and whose second line
+/// opens a JSON object (`get_weather\n{…}`, GLM-4-9B-chat): a check, not text, so a `{` in
+/// prose does not make that format a candidate.
+pub const NAME_LINE_THEN_OBJECT: &str = "name\n{";
+
 /// The marker standing for a bare JSON call object (or list of them) in the prose
 /// ([`Open::ObjectWithKey`], [`Open::ObjectList`]). A `{` inside a JSON list the reply starts
 /// with is not such evidence: that list is a whole-reply call list (xLAM's format), and a
@@ -160,6 +170,10 @@ impl Detector {
         for &(owner, prefix) in &self.prefixes {
             let found = if prefix == CALL_LIST_ANYWHERE {
                 *call_list.get_or_insert_with(|| has_call_list(text))
+            } else if prefix == BARE_CALLS_REPLY {
+                is_bare_calls_reply(start)
+            } else if prefix == NAME_LINE_THEN_OBJECT {
+                is_name_line_then_object(start)
             } else {
                 start.starts_with(prefix)
             };
@@ -179,6 +193,31 @@ impl Detector {
 fn has_call_list(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr_iter(b'[', bytes).any(|at| call_list_at(bytes, at, true) == Match::Yes)
+}
+
+/// Whether `start` (the reply's start) is shaped like bare calls: `name(` … `)`.
+fn is_bare_calls_reply(start: &str) -> bool {
+    let body = start.trim_end();
+    let name_end = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(body.len());
+    name_end > 0
+        && !body.starts_with(|c: char| c.is_ascii_digit())
+        && body.get(name_end..).is_some_and(|r| r.starts_with('('))
+        && body.ends_with(')')
+}
+
+/// Whether `start` is a name token alone on its line, then a line opening with `{`.
+fn is_name_line_then_object(start: &str) -> bool {
+    let Some((line, next)) = start.split_once('\n') else {
+        return false;
+    };
+    let line = line.trim_end();
+    line.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && line
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && next.starts_with('{')
 }
 
 /// The reply without leading whitespace and leading `<think>…</think>` reasoning.
@@ -262,6 +301,41 @@ mod tests {
             vec![(0, 1), (1, 0)]
         );
         assert_eq!(detector.candidates("see [{\"a\": 1}]"), vec![(0, 1)]);
+    }
+
+    #[test]
+    fn shape_prefixes_are_checks_on_the_reply_start() {
+        let detector = Detector::new(&[
+            Signature {
+                prefixes: vec![BARE_CALLS_REPLY],
+                ..Signature::default()
+            },
+            Signature {
+                prefixes: vec![NAME_LINE_THEN_OBJECT],
+                ..Signature::default()
+            },
+        ]);
+        let ids = |text: &str| -> Vec<usize> {
+            detector
+                .candidates(text)
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect()
+        };
+        assert_eq!(ids(" f.g(a=1), h(b=2)\n"), vec![0]);
+        assert_eq!(ids("<think>x</think>get_weather\n{\"a\": 1}"), vec![1]);
+        for neither in [
+            "Call f(a=1).",
+            "f(a=1) then",
+            "1f(a=1)",
+            "(a=1)",
+            "Here it is:\n{\"a\": 1}",
+            "get weather\n{}",
+            "get_weather\n {}",
+            "get_weather {}",
+        ] {
+            assert!(ids(neither).is_empty(), "{neither}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod apertus;
 pub mod balanced;
 pub mod call_json;
 pub mod calls;
+pub mod chatglm3;
 pub mod coerce;
 pub mod command_a;
 pub mod command_r;
@@ -25,6 +26,7 @@ pub mod deepseek_v32;
 pub mod detect;
 pub mod framing;
 pub mod function_gemma;
+pub mod functionary_v2;
 pub mod functionary_v32;
 pub mod gemini;
 pub mod gemma;
@@ -33,6 +35,8 @@ pub mod gemma_syntax;
 pub mod gigachat3;
 pub mod glaive;
 pub mod glm45;
+pub mod glm4_chat;
+pub mod gorilla_openfunctions;
 pub mod gpt_oss;
 pub mod hermes;
 mod json_document;
@@ -59,6 +63,7 @@ pub mod pylines;
 pub mod pylit;
 pub mod pythonic;
 pub mod qwen3_coder;
+pub mod qwen_agent;
 pub mod react;
 pub mod request;
 pub mod result;
@@ -244,6 +249,13 @@ impl ProtocolSet {
             Arc::new(gigachat3::GigaChat3),
             Arc::new(olmo3::Olmo3),
             Arc::new(glaive::Glaive),
+            Arc::new(chatglm3::ChatGlm3),
+            // A name line over JSON is weak evidence: any format listed earlier wins a tie.
+            Arc::new(glm4_chat::Glm4Chat),
+            Arc::new(gorilla_openfunctions::GorillaOpenFunctions),
+            Arc::new(qwen_agent::QwenAgent),
+            Arc::new(functionary_v2::FunctionaryV2),
+            Arc::new(functionary_v2::llama3::FunctionaryV2Llama3),
             // Last: its labels are plain words, so any format with markers of its own wins a tie.
             Arc::new(react::React),
         ])
