@@ -85,6 +85,7 @@ impl Protocol for Anthropic {
             markers: vec!["\"tool_use\"", "\"stop_reason\""],
             prefixes: vec![],
             call_ids: Vec::new(),
+            before_value: Vec::new(),
         }
     }
 }

@@ -6,6 +6,12 @@
 //! Here the keys are matched against the handful the common shapes use while the text is read;
 //! only the values that matter are decoded, the rest are skipped. [`CallFields`] is also built
 //! from an already decoded map, so both routes share one set of rules and messages.
+//!
+//! The name is under `name`, `tool_name` or `function_name`; OpenAI's shape nests the call in
+//! a `function` object. A `function` string names the call when no name key is there and an
+//! arguments key is (LocalAI's grammar-mode shape, `pkg/functions/parse.go`
+//! `ParseFunctionCall`). Keys a prompt invents (`params`, `output`) are not read: no reference
+//! parser reads them by default.
 
 use std::fmt;
 
@@ -91,18 +97,26 @@ impl CallFields {
 
     /// The call these fields describe, or why they describe none.
     pub fn into_call(self) -> Result<Call, (DiagnosticCode, String)> {
-        if let Some(Value::Object(function)) = self.function {
-            let mut call = Self::from_map(function).into_call()?;
-            if call.id.is_none() {
-                // Only a plain "id" names the call beside a nested function.
-                call.id = match self.id {
-                    Some((0, Value::String(id))) => Some(id),
-                    _ => None,
-                };
+        let function_name = match self.function {
+            Some(Value::Object(function)) => {
+                let mut call = Self::from_map(function).into_call()?;
+                if call.id.is_none() {
+                    // Only a plain "id" names the call beside a nested function.
+                    call.id = match self.id {
+                        Some((0, Value::String(id))) => Some(id),
+                        _ => None,
+                    };
+                }
+                return Ok(call);
             }
-            return Ok(call);
-        }
-        let (_, name) = self.name.ok_or((
+            // LocalAI's grammar mode names the function under "function" beside "arguments"
+            // (`{"arguments": {…}, "function": "get_weather"}`, `ParseFunctionCall` with its
+            // `function_name_key`). Only beside arguments, as LocalAI skips an object without
+            // them, and only without a name key, which says more.
+            Some(name @ Value::String(_)) if self.arguments.is_some() => Some(name),
+            _ => None,
+        };
+        let (_, name) = self.name.or(function_name.map(|name| (0, name))).ok_or((
             DiagnosticCode::MissingToolName,
             "the call has no \"name\"; it is skipped".to_owned(),
         ))?;
@@ -311,5 +325,47 @@ impl<'de> Deserialize<'de> for Slot {
             }
         }
         deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(json: &str) -> Result<Call, (DiagnosticCode, String)> {
+        match serde_json::from_str::<CallItem>(json) {
+            Ok(item) => item.into_call(),
+            Err(e) => Err((DiagnosticCode::InvalidJson, e.to_string())),
+        }
+    }
+
+    #[test]
+    fn a_function_string_beside_arguments_names_the_call() {
+        let read = call(r#"{"arguments": {"city": "Lyon"}, "function": "get_forecast"}"#);
+        let read = read.map(|c| (c.name, Value::Object(c.args)));
+        assert_eq!(
+            read,
+            Ok((
+                "get_forecast".to_owned(),
+                serde_json::json!({"city": "Lyon"})
+            ))
+        );
+        // A name key says more than the function string.
+        let read = call(r#"{"function": "other", "name": "get_forecast", "arguments": {}}"#);
+        assert_eq!(read.map(|c| c.name), Ok("get_forecast".to_owned()));
+        // Without arguments a function string is no call (LocalAI skips the object too).
+        let read = call(r#"{"function": "get_forecast", "reason": "x"}"#);
+        assert_eq!(
+            read.map_err(|(code, _)| code).map(|c| c.name),
+            Err(DiagnosticCode::MissingToolName)
+        );
+        // OpenAI's nested object is unchanged.
+        let read = call(
+            r#"{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}"#,
+        );
+        assert_eq!(
+            read.map(|c| (c.name, c.id)),
+            Ok(("f".to_owned(), Some("c1".to_owned())))
+        );
     }
 }

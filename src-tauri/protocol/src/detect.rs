@@ -21,6 +21,10 @@ pub struct Signature {
     /// Any of these anywhere, followed by a call id and a `{` ([`Open::CallId`]): a namespace
     /// such as `functions.` is evidence only where a call follows it, not in prose.
     pub call_ids: Vec<&'static str>,
+    /// Any of these anywhere, followed after any JSON whitespace by `[` or `{`: the marker of a
+    /// format whose calls are one JSON value after it (`[TOOL_CALLS]  [{…}]`). The reference
+    /// parsers skip the whitespace before that value, so the amount of it is no evidence.
+    pub before_value: Vec<&'static str>,
 }
 
 /// The prefix standing for a Python call list anywhere in the reply ([`Open::CallList`]): not
@@ -36,6 +40,11 @@ pub const BARE_CALLS_REPLY: &str = "name(…)";
 /// opens a JSON object (`get_weather\n{…}`, GLM-4-9B-chat): a check, not text, so a `{` in
 /// prose does not make that format a candidate.
 pub const NAME_LINE_THEN_OBJECT: &str = "name\n{";
+
+/// The prefix standing for a line that starts with `Call:` and then a Python call
+/// (`Call: get_weather(city='Paris')`, NexusRaven-V2): a check, not text, so prose that says
+/// "Call: us anytime" is no evidence.
+pub const CALL_LINE: &str = "Call: name(";
 
 /// The marker standing for a bare JSON call object (or list of them) in the prose
 /// ([`Open::ObjectWithKey`], [`Open::ObjectList`]). A `{` inside a JSON list the reply starts
@@ -64,14 +73,25 @@ pub fn framing_signature(framing: Option<Framing>) -> Signature {
     signature
 }
 
+/// What must follow a marker for it to count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// Nothing: the marker alone counts ([`Signature::markers`]).
+    Anything,
+    /// A call id and a `{` ([`Signature::call_ids`]).
+    CallId(&'static str),
+    /// Whitespace, then a JSON list or object ([`Signature::before_value`]).
+    Value,
+}
+
 /// The markers of a protocol set, compiled once.
 #[derive(Debug)]
 pub struct Detector {
     automaton: Option<AhoCorasick>,
     /// For each pattern, the protocols (indices) that own it.
     owners: Vec<Vec<usize>>,
-    /// For each pattern, itself when it counts only before a call id ([`Signature::call_ids`]).
-    call_id: Vec<Option<&'static str>>,
+    /// For each pattern, what must follow it.
+    after: Vec<After>,
     prefixes: Vec<(usize, &'static str)>,
     protocols: usize,
     /// The pattern index of [`BARE_OBJECT`], when a format has it.
@@ -82,21 +102,23 @@ impl Detector {
     pub fn new(signatures: &[Signature]) -> Self {
         let mut patterns: Vec<&'static str> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
-        let mut call_id = Vec::new();
+        let mut after = Vec::new();
         let mut prefixes = Vec::new();
         for (index, signature) in signatures.iter().enumerate() {
-            let plain = signature.markers.iter().map(|m| (*m, false));
-            let ids = signature.call_ids.iter().map(|m| (*m, true));
-            for (marker, checked) in plain.chain(ids).filter(|(m, _)| !m.is_empty()) {
-                let wanted = checked.then_some(marker);
-                match (0..patterns.len())
-                    .find(|&at| patterns[at] == marker && call_id[at] == wanted)
+            let plain = signature.markers.iter().map(|m| (*m, After::Anything));
+            let ids = signature.call_ids.iter().map(|m| (*m, After::CallId(m)));
+            let values = signature.before_value.iter().map(|m| (*m, After::Value));
+            for (marker, wanted) in plain.chain(ids).chain(values) {
+                if marker.is_empty() {
+                    continue;
+                }
+                match (0..patterns.len()).find(|&at| patterns[at] == marker && after[at] == wanted)
                 {
                     Some(at) => owners[at].push(index),
                     None => {
                         patterns.push(marker);
                         owners.push(vec![index]);
-                        call_id.push(wanted);
+                        after.push(wanted);
                     }
                 }
             }
@@ -110,7 +132,7 @@ impl Detector {
         Self {
             automaton,
             owners,
-            call_id,
+            after,
             prefixes,
             protocols: signatures.len(),
             bare_object,
@@ -148,14 +170,23 @@ impl Detector {
                 if Some(pattern) == self.bare_object && in_leading_list(found.start()) {
                     continue;
                 }
-                if let Some(marker) = self.call_id[pattern] {
-                    if call_id_at(text.as_bytes(), found.start(), marker, true) != Match::Yes {
-                        continue;
+                // The evidence's length: the marker's, or up to the value a marker needs.
+                let end = match self.after[pattern] {
+                    After::Anything => found.end(),
+                    After::CallId(marker) => {
+                        if call_id_at(text.as_bytes(), found.start(), marker, true) != Match::Yes {
+                            continue;
+                        }
+                        found.end()
                     }
-                }
+                    After::Value => match value_after(text.as_bytes(), found.end()) {
+                        Some(at) => at + 1,
+                        None => continue,
+                    },
+                };
                 if !seen[pattern] {
                     seen[pattern] = true;
-                    let length = found.end() - found.start();
+                    let length = end - found.start();
                     for &owner in &self.owners[pattern] {
                         best[owner] = Some(best[owner].map_or(length, |b| b.max(length)));
                     }
@@ -172,6 +203,8 @@ impl Detector {
                 *call_list.get_or_insert_with(|| has_call_list(text))
             } else if prefix == BARE_CALLS_REPLY {
                 is_bare_calls_reply(start)
+            } else if prefix == CALL_LINE {
+                has_call_line(text)
             } else if prefix == NAME_LINE_THEN_OBJECT {
                 is_name_line_then_object(start)
             } else {
@@ -186,6 +219,17 @@ impl Detector {
             .filter_map(|(i, b)| b.map(|specificity| (i, specificity)))
             .collect()
     }
+}
+
+/// Where a JSON list or object opens at `at`, after any JSON whitespace (RFC 8259: space, tab,
+/// line feed, carriage return — what the reference parsers' JSON readers skip).
+fn value_after(bytes: &[u8], at: usize) -> Option<usize> {
+    let rest = bytes.get(at..)?;
+    let skipped = rest
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count();
+    matches!(rest.get(skipped), Some(b'[' | b'{')).then_some(at + skipped)
 }
 
 /// Whether a Python call list opens anywhere in `text` (outside nothing: reasoning included,
@@ -205,6 +249,31 @@ fn is_bare_calls_reply(start: &str) -> bool {
         && !body.starts_with(|c: char| c.is_ascii_digit())
         && body.get(name_end..).is_some_and(|r| r.starts_with('('))
         && body.ends_with(')')
+}
+
+/// Whether a line of `text` starts with `Call:`, spaces, a (dotted) name and `(`.
+pub fn call_line_at(text: &str, at: usize) -> bool {
+    let line_start = at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n');
+    let Some(rest) = text.get(at..).and_then(|r| r.strip_prefix("Call:")) else {
+        return false;
+    };
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(rest.len());
+    line_start
+        && name_end > 0
+        && !rest.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && rest.get(name_end..).is_some_and(|r| r.starts_with('('))
+}
+
+/// The first `Call:` line of `text` ([`call_line_at`]), in one pass.
+pub fn find_call_line(text: &str) -> Option<usize> {
+    memchr::memmem::find_iter(text.as_bytes(), "Call:").find(|&at| call_line_at(text, at))
+}
+
+fn has_call_line(text: &str) -> bool {
+    find_call_line(text).is_some()
 }
 
 /// Whether `start` is a name token alone on its line, then a line opening with `{`.
@@ -233,134 +302,5 @@ fn reply_start(text: &str) -> &str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markers_and_prefixes_select_candidates() {
-        let detector = Detector::new(&[
-            Signature {
-                markers: vec!["<tool_call>"],
-                prefixes: vec![],
-                call_ids: vec![],
-            },
-            Signature {
-                markers: vec!["<tool_call>", "<function="],
-                prefixes: vec![],
-                call_ids: vec![],
-            },
-            Signature {
-                markers: vec![],
-                prefixes: vec!["["],
-                call_ids: vec![],
-            },
-        ]);
-        let ids = |text: &str| -> Vec<usize> {
-            detector
-                .candidates(text)
-                .into_iter()
-                .map(|(i, _)| i)
-                .collect()
-        };
-        assert_eq!(ids("a <tool_call> b"), vec![0, 1]);
-        assert_eq!(ids("<function=x>"), vec![1]);
-        assert_eq!(ids(" <think>[no]</think>\n[f()]"), vec![2]);
-        assert!(ids("see [f()]").is_empty());
-        assert!(ids("<think>[f()]").is_empty());
-        // Specificity: the longest marker found; a prefix alone counts 0.
-        assert_eq!(
-            detector.candidates("[<function=x> <tool_call>"),
-            vec![(0, 11), (1, 11), (2, 0)]
-        );
-    }
-
-    #[test]
-    fn a_bare_object_inside_a_leading_list_is_no_evidence() {
-        let detector = Detector::new(&[
-            Signature {
-                markers: vec![BARE_OBJECT],
-                prefixes: vec![],
-                call_ids: vec![],
-            },
-            Signature {
-                markers: vec![],
-                prefixes: vec!["["],
-                call_ids: vec![],
-            },
-        ]);
-        assert_eq!(detector.candidates("[{\"a\": {\"b\": 1}}]"), vec![(1, 0)]);
-        assert_eq!(
-            detector.candidates(" <think>x</think>[{\"a\": 1}]"),
-            vec![(1, 0)]
-        );
-        // Cut off: the list runs to the end.
-        assert_eq!(detector.candidates("[{\"a\": [1"), vec![(1, 0)]);
-        // A `{` after the list, or a list after prose, counts.
-        assert_eq!(
-            detector.candidates("[{\"a\": 1}] then {\"b\": 2}"),
-            vec![(0, 1), (1, 0)]
-        );
-        assert_eq!(detector.candidates("see [{\"a\": 1}]"), vec![(0, 1)]);
-    }
-
-    #[test]
-    fn shape_prefixes_are_checks_on_the_reply_start() {
-        let detector = Detector::new(&[
-            Signature {
-                prefixes: vec![BARE_CALLS_REPLY],
-                ..Signature::default()
-            },
-            Signature {
-                prefixes: vec![NAME_LINE_THEN_OBJECT],
-                ..Signature::default()
-            },
-        ]);
-        let ids = |text: &str| -> Vec<usize> {
-            detector
-                .candidates(text)
-                .into_iter()
-                .map(|(i, _)| i)
-                .collect()
-        };
-        assert_eq!(ids(" f.g(a=1), h(b=2)\n"), vec![0]);
-        assert_eq!(ids("<think>x</think>get_weather\n{\"a\": 1}"), vec![1]);
-        for neither in [
-            "Call f(a=1).",
-            "f(a=1) then",
-            "1f(a=1)",
-            "(a=1)",
-            "Here it is:\n{\"a\": 1}",
-            "get weather\n{}",
-            "get_weather\n {}",
-            "get_weather {}",
-        ] {
-            assert!(ids(neither).is_empty(), "{neither}");
-        }
-    }
-
-    #[test]
-    fn a_call_id_namespace_counts_only_before_a_call() {
-        let detector = Detector::new(&[Signature {
-            markers: vec![],
-            prefixes: vec![],
-            call_ids: vec!["functions."],
-        }]);
-        for prose in [
-            "Split it into smaller functions. Then test the functions.",
-            "see functions.get_weather for details",
-            "functions.get_weather:x {}",
-        ] {
-            assert!(detector.candidates(prose).is_empty(), "{prose}");
-        }
-        for call in [
-            "Checking. functions.get_weather:0{\"city\": \"Paris\"}",
-            "prose functions. then functions.search:12 {}",
-        ] {
-            assert_eq!(
-                detector.candidates(call),
-                vec![(0, "functions.".len())],
-                "{call}"
-            );
-        }
-    }
-}
+#[path = "detect_tests.rs"]
+mod tests;

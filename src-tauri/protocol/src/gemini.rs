@@ -84,6 +84,7 @@ impl Protocol for Gemini {
             markers: vec!["\"functionCall\"", "\"candidates\""],
             prefixes: vec![],
             call_ids: Vec::new(),
+            before_value: Vec::new(),
         }
     }
 }

@@ -20,12 +20,17 @@
 //! text before the first is content. A piece, and a reply without markers, is read as Python
 //! calls separated by top-level commas ([`crate::pylit`], values typed as literals). A reply
 //! without markers is calls only when the whole of it (after whitespace and leading reasoning)
-//! is such a list and every call reads cleanly; otherwise it is prose, with no diagnostics, as
+//! is such a list and every call reads cleanly; otherwise it is prose, with no diagnostics (but see below), as
 //! the service returns text it cannot parse unchanged. That whole-reply check is also all
 //! auto-detect accepts without a marker.
 //!
 //! The comma-joined variant belongs here, not in `pythonic`: the references of `pythonic`
 //! (vLLM's and SGLang's pythonic parsers) require the brackets.
+//!
+//! A bare name as a value (`loc=Berkeley`, seen in OpenFunctions v1 output) is read as its
+//! own text with a warning, as BFCL's `resolve_ast_by_type` does. A reply without markers that
+//! is one call, unreadable inside (other than for positional arguments), is reported with a
+//! diagnostic rather than passed off as prose.
 //!
 //! Deliberate differences: a positional argument is reported and its call skipped (the
 //! reference collects positional values under the key `"None"`); dotted names are kept as
@@ -36,7 +41,7 @@
 
 use serde_json::json;
 
-use crate::calls::{error, push_request, Call};
+use crate::calls::{error, push_request, warning, Call};
 use crate::detect::{Signature, BARE_CALLS_REPLY};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects};
@@ -177,8 +182,8 @@ fn starts_with_call(body: &str) -> bool {
 }
 
 /// Reads `text[span]` as calls joined by commas. With `report`, each bad call is a diagnostic
-/// and the good ones are kept; without, any problem means no calls at all. Returns whether
-/// calls were read cleanly.
+/// and the good ones are kept; without, any problem means no calls at all, unless the text
+/// is wholly a call list with a broken call. Returns whether the text was taken as calls.
 fn read_calls(text: &str, span: Span, id: &str, out: &mut ParseOutput, report: bool) -> bool {
     let piece = text.get(span.start..span.end).unwrap_or_default();
     let trimmed = piece.trim_start();
@@ -190,12 +195,35 @@ fn read_calls(text: &str, span: Span, id: &str, out: &mut ParseOutput, report: b
     // The reader takes a bracketed list; the brackets are added around a copy, so every
     // offset it reports is one past the reply's.
     let wrapped = format!("[{trimmed}]");
-    let list = pylit::parse_call_list(&wrapped);
-    let clean = list.end == Some(wrapped.len()) && list.items.iter().all(|i| i.is_ok());
-    if !report && !clean {
+    let options = pylit::Options {
+        bare_names: true,
+        ..pylit::Options::default()
+    };
+    let list = pylit::parse_call_list_with(&wrapped, options);
+    let whole = list.end == Some(wrapped.len());
+    let clean = whole && list.items.iter().all(|i| i.is_ok());
+    // A reply that is one call from its name to its `)`, unreadable inside, is reported, not
+    // taken for prose: a call must not vanish silently. A call with only positional arguments
+    // (`print(x)`) stays prose, as the service returns such text unchanged; several items
+    // (`f(a=1) and g(b=2)`) are prose the reader resynchronised through.
+    let broken_call = whole
+        && matches!(list.items.as_slice(), [Err(e)] if e.kind != ErrorKind::PositionalArgument);
+    if !report && !clean && !broken_call {
         return false;
     }
     let at = |offset: usize| (base + offset.saturating_sub(1)).min(base + trimmed.len());
+    for &(offset, len) in &list.bare_names {
+        let name = wrapped.get(offset..offset + len).unwrap_or_default();
+        warning(
+            out,
+            DiagnosticCode::InvalidJson,
+            format!(
+                "'{name}' is a bare name, not a literal; it is read as the string \"{name}\", \
+                 as the reference does"
+            ),
+            Span::new(at(offset), at(offset + len)),
+        );
+    }
     for item in list.items {
         match item {
             Ok(call) => push_request(
@@ -222,7 +250,7 @@ fn read_calls(text: &str, span: Span, id: &str, out: &mut ParseOutput, report: b
             }
         }
     }
-    clean
+    clean || broken_call
 }
 
 #[cfg(test)]
@@ -255,6 +283,18 @@ mod tests {
             assert!(out.diagnostics.is_empty(), "{prose}");
             assert_eq!(out.content, prose.trim());
         }
+    }
+
+    #[test]
+    fn bare_names_are_strings_and_broken_calls_are_reported() {
+        let out = GorillaOpenFunctions.parse_tool_requests("t.order(loc=Berkeley,q=[6,8])");
+        assert_eq!(out.requests.len(), 1);
+        assert_eq!(out.requests[0].args["loc"], "Berkeley");
+        assert_eq!(out.diagnostics.len(), 1);
+        assert!(!out.has_errors());
+        let out = GorillaOpenFunctions.parse_tool_requests("f(a=1 2)");
+        assert!(out.requests.is_empty());
+        assert!(out.has_errors());
     }
 
     #[test]

@@ -75,6 +75,7 @@ impl Protocol for JsonStrict {
             markers: vec!["\"tool_calls\""],
             prefixes: vec![],
             call_ids: Vec::new(),
+            before_value: Vec::new(),
         }
     }
 }

@@ -53,6 +53,7 @@ pub mod minimax_m2;
 pub mod mistral;
 pub mod mistral_v11;
 pub mod nemotron_v2;
+pub mod nexusraven;
 pub mod olmo3;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -256,6 +257,7 @@ impl ProtocolSet {
             Arc::new(qwen_agent::QwenAgent),
             Arc::new(functionary_v2::FunctionaryV2),
             Arc::new(functionary_v2::llama3::FunctionaryV2Llama3),
+            Arc::new(nexusraven::NexusRaven),
             // Last: its labels are plain words, so any format with markers of its own wins a tie.
             Arc::new(react::React),
         ])

@@ -99,6 +99,7 @@ impl Protocol for LlamaCppGeneric {
             // A whole-reply answer object, as llama.cpp's grammar writes it.
             prefixes: vec!["{\"response\"", "{ \"response\"", "{\n  \"response\""],
             call_ids: Vec::new(),
+            before_value: Vec::new(),
         }
     }
 }

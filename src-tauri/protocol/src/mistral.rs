@@ -23,18 +23,6 @@ pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
 pub const THINK_OPEN: &str = "[THINK]";
 pub const THINK_CLOSE: &str = "[/THINK]";
 
-/// The list form right after the marker, as models write it: auto-detect's evidence for this
-/// format. The compact form (a name after the marker) is `mistral_v11`'s, which reads it alone,
-/// so a v11 reply is not also named as this format.
-const LIST_FORM: [&str; 6] = [
-    "[TOOL_CALLS] [",
-    "[TOOL_CALLS][",
-    "[TOOL_CALLS]\n[",
-    "[TOOL_CALLS] {",
-    "[TOOL_CALLS]{",
-    "[TOOL_CALLS]\n{",
-];
-
 /// `[AVAILABLE_TOOLS] … [/AVAILABLE_TOOLS]`, shared with the v11 format.
 pub fn available_tools(tools: &[ToolDefinitionInput]) -> String {
     let list = serde_json::Value::Array(function_definitions(tools));
@@ -106,10 +94,14 @@ impl Protocol for Mistral {
     }
 
     fn signature(&self) -> crate::detect::Signature {
+        // Auto-detect's evidence is the list form: the marker, any whitespace, then `[` or
+        // `{` (vLLM strips the text after the marker before decoding it, llama.cpp's JSON
+        // reader skips leading whitespace, so `[TOOL_CALLS]  [` is as much the list form as
+        // `[TOOL_CALLS] [`). The compact form (a name after the marker) is `mistral_v11`'s,
+        // which reads it alone, so a v11 reply is not also named as this format.
         crate::detect::Signature {
-            markers: LIST_FORM.to_vec(),
-            prefixes: Vec::new(),
-            call_ids: Vec::new(),
+            before_value: vec![TOOL_CALLS],
+            ..crate::detect::Signature::default()
         }
     }
 }

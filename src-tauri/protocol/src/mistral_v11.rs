@@ -10,8 +10,12 @@
 //! detokenized with special tokens skipped has no `[ARGS]`: `[TOOL_CALLS]name{…}` is read the
 //! same way, the arguments starting at the first brace, as vLLM does.
 //!
-//! Deliberate difference: a call whose JSON is cut off at the end of the reply is reported and
-//! skipped; vLLM hands on the partial argument text, which is not JSON a tool could run with.
+//! Deliberate differences:
+//! - a call whose JSON is cut off at the end of the reply is reported and skipped; vLLM hands on
+//!   the partial argument text, which is not JSON a tool could run with;
+//! - text after `[TOOL_CALLS]` that starts with `[` (after whitespace) is never a call named `[`:
+//!   it is the list before tokenizer v11, which vLLM reads by the tokenizer's version and this
+//!   format leaves to `mistral` (reported, kept as content).
 
 use serde_json::Value;
 
@@ -119,6 +123,22 @@ pub(crate) fn decode_compact(
         ),
         None => (head.trim(), None),
     };
+    if name.starts_with('[') {
+        // A function name never starts with `[`: this is the list before tokenizer v11
+        // (`[TOOL_CALLS] [{"name": …}]`, however spaced), `mistral`'s to read. vLLM picks that
+        // form by the tokenizer; going by the text, it is no compact call named `[`.
+        error(
+            out,
+            DiagnosticCode::MissingToolName,
+            format!(
+                "{TOOL_CALLS} is followed by a JSON list, the form before tokenizer v11 (format \
+                 'mistral'), not by name{ARGS}{{…}}; the text after it is kept as content"
+            ),
+            Span::new(block.span.start, block.body.start),
+        );
+        out.content.push_str(body.trim_start());
+        return;
+    }
     if name.is_empty() {
         error(
             out,

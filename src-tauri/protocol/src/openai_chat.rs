@@ -73,6 +73,7 @@ impl Protocol for OpenAiChat {
             ],
             prefixes: vec![],
             call_ids: Vec::new(),
+            before_value: Vec::new(),
         }
     }
 }

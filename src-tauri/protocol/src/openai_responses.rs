@@ -92,6 +92,7 @@ impl Protocol for OpenAiResponses {
             ],
             prefixes: vec![],
             call_ids: Vec::new(),
+            before_value: Vec::new(),
         }
     }
 }

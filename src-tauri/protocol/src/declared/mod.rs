@@ -243,6 +243,7 @@ impl Protocol for DeclaredFormat {
                 .collect(),
             prefixes: Vec::new(),
             call_ids: Vec::new(),
+            before_value: Vec::new(),
         }
     }
 }

@@ -66,7 +66,7 @@ impl<'a> Parser<'a> {
                 self.skip_ws();
                 match self.peek() {
                     None => return None,
-                    Some(b',') => {
+                    Some(b) if b == self.options.separator => {
                         self.pos += 1;
                         break;
                     }
@@ -75,7 +75,9 @@ impl<'a> Parser<'a> {
                         return Some(self.pos);
                     }
                     Some(_) => {
-                        let mut error = self.unexpected(&format!("',' or ']' after call {index}"));
+                        let sep = char::from(self.options.separator);
+                        let mut error =
+                            self.unexpected(&format!("'{sep}' or ']' after call {index}"));
                         match self.skip_element(self.pos) {
                             Some(at) => {
                                 error
@@ -147,7 +149,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 b']' => return Some(i),
-                b',' if stack.is_empty() => return Some(i),
+                _ if b == self.options.separator && stack.is_empty() => return Some(i),
                 _ => {}
             }
             i += 1;

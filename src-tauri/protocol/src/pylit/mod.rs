@@ -116,14 +116,50 @@ pub struct CallList {
     pub items: Vec<Result<Call, Error>>,
     /// Just after the closing `]`; `None` when the list never closed (cut off, or broken).
     pub end: Option<usize>,
+    /// Where bare names were read as strings (offset, length), with [`Options::bare_names`].
+    pub bare_names: Vec<(usize, usize)>,
+}
+
+/// Readings a format's reference makes beyond the default grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// What separates calls in the list (`,` by default; NexusRaven joins them with `;`).
+    pub separator: u8,
+    /// A bare (dotted) name as a value is read as its own text, as the Berkeley Function
+    /// Calling Leaderboard's `resolve_ast_by_type` does (`loc=Berkeley`).
+    pub bare_names: bool,
+    /// A call as a value (`c=g(x, k=1)`) is read as `{"name", "arguments": [positional],
+    /// "keywords": {…}}`, the shape nexusraven-pip gives nested calls.
+    pub nested_calls: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            separator: b',',
+            bare_names: false,
+            nested_calls: false,
+        }
+    }
 }
 
 /// Reads a Python list of calls at the start of `src` (after whitespace). Text after the
 /// closing `]` is left alone: see [`CallList::end`].
 pub fn parse_call_list(src: &str) -> CallList {
+    parse_call_list_with(src, Options::default())
+}
+
+/// [`parse_call_list`] with a format's extra readings.
+pub fn parse_call_list_with(src: &str, options: Options) -> CallList {
     let mut items = Vec::new();
-    let end = for_each_call(src, |item| items.push(item));
-    CallList { items, end }
+    let mut parser = Parser::new(src);
+    parser.options = options;
+    let end = parser.call_list(|item| items.push(item));
+    CallList {
+        items,
+        end,
+        bare_names: parser.bare_seen,
+    }
 }
 
 /// [`parse_call_list`] handing each item to `each` as soon as it is read, with no list of
@@ -216,6 +252,9 @@ struct Parser<'a> {
     /// Read as Python's `ast.literal_eval` does, without the readings of invalid Python listed
     /// in the module docs (see [`parse_python_literal`]).
     strict: bool,
+    options: Options,
+    /// Where bare names were read as strings, for [`CallList::bare_names`].
+    bare_seen: Vec<(usize, usize)>,
 }
 
 fn char_len_at(src: &str, offset: usize) -> usize {
@@ -245,6 +284,8 @@ impl<'a> Parser<'a> {
             call_floor: 0,
             recovery_budget: src.len().saturating_mul(8).saturating_add(4096),
             strict: false,
+            options: Options::default(),
+            bare_seen: Vec::new(),
         }
     }
 

@@ -35,6 +35,9 @@ impl<'a> Parser<'a> {
                 Some("true") if !self.strict => Ok(Value::Bool(true)),
                 Some("false") if !self.strict => Ok(Value::Bool(false)),
                 Some("null") if !self.strict => Ok(Value::Null),
+                Some(_) if self.options.bare_names || self.options.nested_calls => {
+                    self.name_value(start, depth)
+                }
                 Some(name) => {
                     let hint = match name {
                         "none" | "nil" => " (Python spells it None)",
@@ -54,6 +57,86 @@ impl<'a> Parser<'a> {
                 None => Err(self.unexpected("a value")),
             },
         }
+    }
+
+    /// A name as a value, its first part read from `start`: a nested call or the name's text,
+    /// as [`Options`] allow; otherwise the error a non-literal is.
+    fn name_value(&mut self, start: usize, depth: usize) -> Result<Value, Error> {
+        while self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.ident().is_none() {
+                return Err(self.unexpected("a name after '.'"));
+            }
+        }
+        let end = self.pos;
+        let name = self.src.get(start..end).unwrap_or_default().to_owned();
+        self.skip_ws();
+        if self.options.nested_calls && self.peek() == Some(b'(') {
+            if depth >= MAX_DEPTH {
+                return Err(self.error(
+                    ErrorKind::TooDeep,
+                    start,
+                    format!("values nested deeper than {MAX_DEPTH} levels are not read"),
+                ));
+            }
+            return self.nested_call(name, depth);
+        }
+        self.pos = end;
+        if self.options.bare_names {
+            self.bare_seen.push((start, end - start));
+            return Ok(Value::String(name));
+        }
+        Err(Error {
+            kind: ErrorKind::Syntax,
+            offset: start,
+            len: end - start,
+            message: format!("'{name}' is not a literal"),
+        })
+    }
+
+    /// `name(…)` as a value, at its `(`: positional values and keyword arguments.
+    fn nested_call(&mut self, name: String, depth: usize) -> Result<Value, Error> {
+        self.pos += 1;
+        self.open.push(b')');
+        let mut positional = Vec::new();
+        let mut keywords = Map::new();
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b')') => {
+                    self.pos += 1;
+                    break;
+                }
+                None => return Err(self.end_error(&format!("the call to '{name}'"))),
+                Some(_) => {}
+            }
+            match self.keyword() {
+                // A repeated keyword: the later wins, as in a dict (Python rejects the call).
+                Some(key) => {
+                    let value = self.value(depth + 1)?;
+                    keywords.insert(key.to_owned(), value);
+                }
+                None => positional.push(self.value(depth + 1)?),
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b')') => {
+                    self.pos += 1;
+                    break;
+                }
+                None => return Err(self.end_error(&format!("the call to '{name}'"))),
+                Some(_) => {
+                    return Err(self.unexpected(&format!("',' or ')' in the call to '{name}'")))
+                }
+            }
+        }
+        self.open.pop();
+        let mut call = Map::new();
+        call.insert("name".to_owned(), Value::String(name));
+        call.insert("arguments".to_owned(), Value::Array(positional));
+        call.insert("keywords".to_owned(), Value::Object(keywords));
+        Ok(Value::Object(call))
     }
 
     pub(super) fn list(&mut self, depth: usize) -> Result<Value, Error> {
