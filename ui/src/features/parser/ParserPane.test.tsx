@@ -262,8 +262,8 @@ async function parseReply(text = REPLY) {
   await waitFor(() => {
     expect(requests().length).toBeGreaterThan(0);
   });
-  // The spans view follows in a deferred render.
-  await screen.findByTestId("parser-annotated");
+  // The spans view follows in a deferred render (later still on a loaded machine).
+  await screen.findByTestId("parser-annotated", undefined, { timeout: 10_000 });
 }
 
 function mark(id: string): HTMLElement {
@@ -576,6 +576,7 @@ describe("ParserPane parsing", () => {
     expect((window as unknown as { __owned?: unknown }).__owned).toBeUndefined();
   });
 
+  // 250 requests rendered and paged: seconds on a loaded 2-core machine.
   it("pages long lists, asks for the requests its answer left out, and renders the item of a span picked beyond them", async () => {
     const blocks = Array.from({ length: 250 }, (_, i) => vcpBlock("calculator_evaluate", `id-${String(i)}`, { expression: `${String(i)}+1` }));
     const text = blocks.join("\n说明\n");
@@ -642,7 +643,7 @@ describe("ParserPane parsing", () => {
     expect(requests()[245]?.textContent).toContain("bad expression");
     expect(screen.queryByText(/Show more requests/)).toBeNull();
     expect(screen.queryByText(/Loading requests/)).toBeNull();
-  });
+  }, 20_000);
 
   it("parses a paste or a drop at once, while typing waits for the debounce", async () => {
     const calls = mockCommands({ parse_reply: () => parsed() });
@@ -691,7 +692,7 @@ describe("ParserPane parsing", () => {
     expect(texts).toHaveLength(1);
     expect(texts[0] === big).toBe(true);
     expect(editor().state.doc.length).toBe(big.length);
-    const view = await screen.findByTestId("parser-annotated");
+    const view = await screen.findByTestId("parser-annotated", undefined, { timeout: 10_000 });
     expect(view.dataset.mode).toBe("excerpts");
     expect(view.textContent.length).toBeLessThan(5_000);
     expect(mark("r1").textContent).toBe(BLOCK_B);
