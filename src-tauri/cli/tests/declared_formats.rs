@@ -15,6 +15,11 @@ fn declared_formats_are_listed_parsed_and_detected_and_problems_are_reported_by_
         dir.join("react_action.toml"),
     )
     .expect("copy the example");
+    std::fs::copy(
+        repo_path("examples/formats/acme_xml.toml"),
+        dir.join("acme_xml.toml"),
+    )
+    .expect("copy the example");
     std::fs::write(
         dir.join("broken.toml"),
         "id = \"broken\"\nstart = \"<b>\"\narguments = \"yaml\"\n",
@@ -32,17 +37,30 @@ fn declared_formats_are_listed_parsed_and_detected_and_problems_are_reported_by_
         "{warnings}"
     );
 
+    // A declared format's own markers make it the detected one.
+    let acme = sandbox.write(
+        "acme.txt",
+        "Writing it.\n<act id=\"c1\"><tool>write_file</tool>\n<arg name=\"path\">notes.md</arg>\n</act>",
+    );
+    let (code, detected) = sandbox.json(&["parse", &acme, "--formats-dir", &dir, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(detected["format"], "acme_xml");
+    assert_eq!(detected["detected"], true);
+    assert_eq!(detected["requests"][0]["tool_name"], "write_file");
+    assert_eq!(detected["requests"][0]["args"]["path"], "notes.md");
+    assert_eq!(detected["content"], "Writing it.");
+
+    // ReAct steps are also a built-in format's, which auto-detect picks with the same call.
     let reply = sandbox.write(
         "reply.txt",
         "Thought: weather first.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n",
     );
     let (code, report) = sandbox.json(&["parse", &reply, "--formats-dir", &dir, "--json"]);
     assert_eq!(code, 0);
-    assert_eq!(report["format"], "react_action");
+    assert_eq!(report["format"], "react");
     assert_eq!(report["detected"], true);
     assert_eq!(report["requests"][0]["tool_name"], "get_weather");
     assert_eq!(report["requests"][0]["args"]["city"], "Paris");
-    assert_eq!(report["content"], "Thought: weather first.");
 
     let (_, named) = sandbox.json(&[
         "parse",
