@@ -41,10 +41,11 @@
 
 use serde_json::json;
 
-use crate::calls::{error, push_request, warning, Call};
+use crate::calls::warning;
 use crate::detect::{Signature, BARE_CALLS_REPLY};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects};
+use crate::pylines::push_item;
 use crate::pylit::{self, ErrorKind};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -225,30 +226,9 @@ fn read_calls(text: &str, span: Span, id: &str, out: &mut ParseOutput, report: b
         );
     }
     for item in list.items {
-        match item {
-            Ok(call) => push_request(
-                out,
-                text,
-                Span::new(at(call.start), at(call.end)),
-                id,
-                Call {
-                    name: call.name,
-                    args: call.args,
-                    id: None,
-                },
-                false,
-            ),
-            Err(e) => {
-                let code = match e.kind {
-                    ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
-                    ErrorKind::NotACall => DiagnosticCode::MissingToolName,
-                    ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
-                    _ => DiagnosticCode::InvalidJson,
-                };
-                let start = at(e.offset);
-                error(out, code, e.message, Span::new(start, at(e.offset + e.len)));
-            }
-        }
+        push_item(out, text, id, item, |start, end| {
+            Span::new(at(start), at(end))
+        });
     }
     clean || broken_call
 }

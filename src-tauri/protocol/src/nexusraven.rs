@@ -29,11 +29,11 @@
 
 use serde_json::Value;
 
-use crate::calls::{error, push_request, Call};
 use crate::detect::{find_call_line, Signature, CALL_LINE};
 use crate::prompt::{each_result, function_definitions, result_value};
-use crate::pylit::{self, ErrorKind};
-use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::pylines::push_item;
+use crate::pylit;
+use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -128,30 +128,9 @@ fn read_calls(text: &str, span: Span, id: &str, out: &mut ParseOutput) {
     let list = pylit::parse_call_list_with(&wrapped, options);
     let at = |offset: usize| (base + offset.saturating_sub(1)).min(base + trimmed.len());
     for item in list.items {
-        match item {
-            Ok(call) => push_request(
-                out,
-                text,
-                Span::new(at(call.start), at(call.end)),
-                id,
-                Call {
-                    name: call.name,
-                    args: call.args,
-                    id: None,
-                },
-                false,
-            ),
-            Err(e) => {
-                let code = match e.kind {
-                    ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
-                    ErrorKind::NotACall => DiagnosticCode::MissingToolName,
-                    ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
-                    _ => DiagnosticCode::InvalidJson,
-                };
-                let start = at(e.offset);
-                error(out, code, e.message, Span::new(start, at(e.offset + e.len)));
-            }
-        }
+        push_item(out, text, id, item, |start, end| {
+            Span::new(at(start), at(end))
+        });
     }
 }
 

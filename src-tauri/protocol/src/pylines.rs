@@ -16,11 +16,27 @@ pub fn push_call_lines(out: &mut ParseOutput, text: &str, body: Span, id: &str) 
         return;
     };
     let base = body.start;
-    pylit::for_each_call_line(source, |item| match item {
+    let place = |start: usize, end: usize| {
+        Span::new((base + start).min(body.end), (base + end).min(body.end))
+    };
+    pylit::for_each_call_line(source, |item| push_item(out, text, id, item, place));
+}
+
+/// Pushes what the Python reader made of one call: a request spanning the call, or an error
+/// diagnostic spanning the bad text. `place` turns the reader's offsets (into the text it was
+/// given) into a span of the reply. Shared by every format whose calls are Python calls.
+pub fn push_item(
+    out: &mut ParseOutput,
+    text: &str,
+    id: &str,
+    item: Result<pylit::Call, pylit::Error>,
+    place: impl Fn(usize, usize) -> Span,
+) {
+    match item {
         Ok(call) => push_request(
             out,
             text,
-            Span::new(base + call.start, base + call.end),
+            place(call.start, call.end),
             id,
             Call {
                 name: call.name,
@@ -29,18 +45,23 @@ pub fn push_call_lines(out: &mut ParseOutput, text: &str, body: Span, id: &str) 
             },
             false,
         ),
-        Err(e) => {
-            let code = match e.kind {
-                ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
-                ErrorKind::NotACall => DiagnosticCode::MissingToolName,
-                ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
-                ErrorKind::Syntax | ErrorKind::PositionalArgument | ErrorKind::TooDeep => {
-                    DiagnosticCode::InvalidJson
-                }
-            };
-            let start = (base + e.offset).min(body.end);
-            let end = (start + e.len).min(body.end);
-            error(out, code, e.message, Span::new(start, end));
+        Err(e) => error(
+            out,
+            diagnostic_code(e.kind),
+            e.message,
+            place(e.offset, e.offset + e.len),
+        ),
+    }
+}
+
+/// The diagnostic a Python reader error is reported as.
+pub fn diagnostic_code(kind: ErrorKind) -> DiagnosticCode {
+    match kind {
+        ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
+        ErrorKind::NotACall => DiagnosticCode::MissingToolName,
+        ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
+        ErrorKind::Syntax | ErrorKind::PositionalArgument | ErrorKind::TooDeep => {
+            DiagnosticCode::InvalidJson
         }
-    });
+    }
 }

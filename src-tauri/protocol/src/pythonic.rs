@@ -25,10 +25,11 @@
 //! vLLM's plain `pythonic` parser does not read a list after prose, SGLang's does, and so do we.
 
 use crate::balanced::Syntax;
-use crate::calls::{error, push_request, warning, Call};
+use crate::calls::warning;
 use crate::framing::{Block, Close, Framing, Open, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
-use crate::pylit::{self, ErrorKind};
+use crate::pylines::push_item;
+use crate::pylit;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -148,36 +149,18 @@ pub fn push_call_list(
     let base = body_span.start;
     let mut calls = 0;
     let mut errors = 0;
-    let end = pylit::for_each_call(body, |item| match item {
-        Ok(call) => {
-            calls += 1;
-            push_request(
-                out,
-                text,
-                Span::new(base + call.start, base + call.end),
-                id,
-                Call {
-                    name: call.name,
-                    args: call.args,
-                    id: None,
-                },
-                false,
-            );
+    let place = |start: usize, end: usize| {
+        Span::new(
+            (base + start).min(body_span.end),
+            (base + end).min(body_span.end),
+        )
+    };
+    let end = pylit::for_each_call(body, |item| {
+        match &item {
+            Ok(_) => calls += 1,
+            Err(_) => errors += 1,
         }
-        Err(e) => {
-            errors += 1;
-            let start = (base + e.offset).min(body_span.end);
-            let end = (start + e.len).min(body_span.end);
-            let code = match e.kind {
-                ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
-                ErrorKind::NotACall => DiagnosticCode::MissingToolName,
-                ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
-                ErrorKind::Syntax | ErrorKind::PositionalArgument | ErrorKind::TooDeep => {
-                    DiagnosticCode::InvalidJson
-                }
-            };
-            error(out, code, e.message, Span::new(start, end));
-        }
+        push_item(out, text, id, item, place);
     });
     // The scanner counts brackets without pairing them, so after a mismatch its block can
     // run past the list's real end: what follows the list is prose again.

@@ -3,59 +3,18 @@
 //! line over a JSON object, a bare Python call) never claims prose, another format's fixtures
 //! or the reference corpora; and a megabyte of calls parses in one pass.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::{json, Value};
 use toolscope_protocol::parser;
 use toolscope_protocol::ProtocolSet;
 
+mod support;
+use support::{assert_auto_detect_matches_named, calls, detect, fixtures_root, replies_in};
+
 const OURS: [&str; 3] = ["chatglm3", "glm4_chat", "gorilla_openfunctions"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
-}
-
-fn cases(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("fixture directory exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("utf-8 fixture");
-            (p, text)
-        })
-        .collect()
-}
-
-fn calls(report: &parser::ParseReport) -> Vec<(String, Value)> {
-    report
-        .requests
-        .iter()
-        .map(|r| (r.tool_name.clone(), Value::Object(r.args.clone())))
-        .collect()
-}
-
-fn detect(text: &str) -> parser::ParseReport {
-    parser::parse(&ProtocolSet::standard(), text, None).expect("auto-detect answers")
-}
 
 #[test]
 fn auto_detect_extracts_the_same_calls_as_the_named_format() {
-    let set = ProtocolSet::standard();
-    for format in OURS {
-        for (path, text) in cases(&root().join("parser").join(format)) {
-            let named = parser::parse(&set, &text, Some(format)).expect("known format");
-            let auto = detect(&text);
-            assert_eq!(calls(&auto), calls(&named), "{}", path.display());
-            if !named.requests.is_empty() {
-                assert_eq!(auto.format, format, "{}", path.display());
-            }
-        }
-    }
+    assert_auto_detect_matches_named(&OURS);
 }
 
 #[test]
@@ -114,13 +73,13 @@ fn calls_joined_by_prose_are_not_read() {
 
 #[test]
 fn other_formats_fixtures_are_not_claimed() {
-    let dirs = std::fs::read_dir(root().join("parser")).expect("fixtures");
+    let dirs = std::fs::read_dir(fixtures_root().join("parser")).expect("fixtures");
     for dir in dirs.filter_map(|e| e.ok().map(|e| e.path())) {
         let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         if !dir.is_dir() || OURS.contains(&name) {
             continue;
         }
-        for (path, text) in cases(&dir) {
+        for (path, text) in replies_in(&dir) {
             let report = detect(&text);
             assert!(
                 !OURS.contains(&report.format.as_str()),
@@ -138,7 +97,8 @@ const OUR_CASE_SOURCES: [&str; 3] = ["gorilla-", "chatglm3-", "glm4-"];
 #[test]
 fn reference_corpora_are_not_claimed() {
     for corpus in ["reference_cases.jsonl", "real_outputs.jsonl"] {
-        let text = std::fs::read_to_string(root().join("eval").join(corpus)).expect("corpus");
+        let text =
+            std::fs::read_to_string(fixtures_root().join("eval").join(corpus)).expect("corpus");
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let case: Value = serde_json::from_str(line).expect("a case");
             let id = case["id"].as_str().unwrap_or_default();

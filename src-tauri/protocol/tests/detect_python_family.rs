@@ -3,11 +3,11 @@
 //! its own format extracts (detected as that format, or as one extracting the identical calls),
 //! and prose with brackets must yield none.
 
-use std::path::{Path, PathBuf};
-
-use serde_json::Value;
 use toolscope_protocol::parser;
 use toolscope_protocol::ProtocolSet;
+
+mod support;
+use support::{assert_auto_detect_matches_named, calls};
 
 const FORMATS: [&str; 6] = [
     "pythonic",
@@ -18,52 +18,9 @@ const FORMATS: [&str; 6] = [
     "phi4_mini",
 ];
 
-fn cases(format: &str) -> Vec<(PathBuf, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/parser")
-        .join(format);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("fixture directory exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("utf-8 fixture");
-            (p, text)
-        })
-        .collect()
-}
-
-fn calls(report: &parser::ParseReport) -> Vec<(String, Value)> {
-    report
-        .requests
-        .iter()
-        .map(|r| (r.tool_name.clone(), Value::Object(r.args.clone())))
-        .collect()
-}
-
 #[test]
 fn auto_detect_extracts_the_same_calls_as_the_named_format() {
-    let set = ProtocolSet::standard();
-    for format in FORMATS {
-        for (path, text) in cases(format) {
-            let named = parser::parse(&set, &text, Some(format)).expect("known format");
-            let auto = parser::parse(&set, &text, None).expect("auto-detect answers");
-            assert_eq!(
-                calls(&auto),
-                calls(&named),
-                "{}: detected as {}",
-                path.display(),
-                auto.format
-            );
-            if !named.requests.is_empty() {
-                assert_eq!(auto.format, format, "{}", path.display());
-            }
-        }
-    }
+    assert_auto_detect_matches_named(&FORMATS);
 }
 
 #[test]

@@ -42,7 +42,8 @@ use serde_json::Value;
 use crate::calls::{error, push_request, warning, Call};
 use crate::detect::Signature;
 use crate::prompt::{each_result, function_objects};
-use crate::pylit::{self, ErrorKind};
+use crate::pylines::diagnostic_code;
+use crate::pylit;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -213,12 +214,7 @@ impl ChatGlm3 {
             }
             Err(e) => {
                 first = false;
-                let code_kind = match e.kind {
-                    ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
-                    ErrorKind::NotACall => DiagnosticCode::MissingToolName,
-                    ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
-                    _ => DiagnosticCode::InvalidJson,
-                };
+                let code_kind = diagnostic_code(e.kind);
                 let start = (base + e.offset).min(code.code.end);
                 let end = (start + e.len).min(code.code.end);
                 error(
