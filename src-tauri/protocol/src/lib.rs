@@ -44,6 +44,7 @@ pub mod json_lenient;
 pub mod json_strict;
 pub mod json_value;
 pub mod kimi_k2;
+pub mod langchain;
 pub mod lfm2;
 pub mod llama3_json;
 pub mod llama_cpp_generic;
@@ -258,6 +259,8 @@ impl ProtocolSet {
             Arc::new(functionary_v2::FunctionaryV2),
             Arc::new(functionary_v2::llama3::FunctionaryV2Llama3),
             Arc::new(nexusraven::NexusRaven),
+            Arc::new(langchain::LangChainJson),
+            Arc::new(langchain::LangChainXml),
             // Last: its labels are plain words, so any format with markers of its own wins a tie.
             Arc::new(react::React),
         ])

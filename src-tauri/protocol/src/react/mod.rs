@@ -39,7 +39,8 @@
 //! swallow an `Observation:` the model made up; here it ends at that line, as in Qwen-Agent. The
 //! name is the whole Action line, not its first word as in llama-index, so tools named with
 //! spaces keep their names. The JSON-blob variant (`{"action": …, "action_input": …}`, LangChain's
-//! `ReActJsonSingleInputOutputParser`) is not read: it has no Action Input line.
+//! `ReActJsonSingleInputOutputParser`) has no Action Input line: it is the `langchain_json`
+//! format ([`crate::langchain`]).
 
 mod steps;
 
