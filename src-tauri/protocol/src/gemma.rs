@@ -3,6 +3,12 @@
 //!
 //! Gemma has no tool tokens; Google's function-calling guide has the prompt describe the tools
 //! and ask for a ```tool_code``` block, and feeds results back in a ```tool_output``` block.
+//!
+//! The `default_api.` namespace: Gemini's code-execution style (and prompts written after it)
+//! presents the tools as methods of a module named `default_api`, so Gemma 3 often writes
+//! `print(default_api.get_weather(city="Paris"))`. That module is only where the tools live,
+//! not part of their names (the declared functions have none): the call is read as
+//! `get_weather`. Other dotted names are kept as written (`pylit` keeps names exactly).
 
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
@@ -68,6 +74,21 @@ impl Protocol for Gemma {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let first = out.requests.len();
         push_call_lines(out, text, block.body, self.id());
+        for request in out.requests.iter_mut().skip(first) {
+            if let Some(name) = without_namespace(&request.tool_name) {
+                request.tool_name = name.to_owned();
+            }
+        }
     }
+}
+
+/// The module Gemini-style prompts put the tools in (`default_api.get_weather(…)`).
+pub const TOOL_NAMESPACE: &str = "default_api.";
+
+/// `name` without the [`TOOL_NAMESPACE`] prefix, when it has one and a name follows it.
+fn without_namespace(name: &str) -> Option<&str> {
+    name.strip_prefix(TOOL_NAMESPACE)
+        .filter(|rest| !rest.is_empty())
 }

@@ -10,6 +10,13 @@
 //! `<|tool_list_start|>` and `<|tool_list_end|>`, and results come back between
 //! `<|tool_response_start|>` and `<|tool_response_end|>`.
 //!
+//! MiniCPM3 uses the same two tokens (OpenBMB/MiniCPM `demo/minicpm3/function_call`, its
+//! `minicpm_tool_parser.py` registered as vLLM parser `minicpm`): between them it writes Python
+//! call statements, one per line, usually in a Markdown fence (```` ```python ```` … ```` ``` ````)
+//! that its parser strips before `ast.parse`; its reasoning sits between `<|thought_start|>` and
+//! `<|thought_end|>`. Both are read here: a fenced body is the call lines inside the fence, and
+//! the thought tokens are reasoning. LFM2 never writes either, so its replies read as before.
+//!
 //! Deliberate differences: a bare call without the list brackets (`<|tool_call_start|>f(a=1)`),
 //! which SGLang accepts, is read too; calls are kept whatever their name (SGLang drops names
 //! not in the request's tools: the workbench reports unknown tools instead); a call with a
@@ -27,11 +34,16 @@ use crate::{Protocol, ToolDefinitionInput};
 pub const CALL_START: &str = "<|tool_call_start|>";
 pub const CALL_END: &str = "<|tool_call_end|>";
 
+/// MiniCPM3's reasoning tokens.
+pub const THOUGHT_START: &str = "<|thought_start|>";
+pub const THOUGHT_END: &str = "<|thought_end|>";
+
 const FRAMING: Framing = Framing {
     rules: &[
         THINK,
         Rule::call(CALL_START, Close::Marker(CALL_END)).lenient(),
         Rule::token("<|im_end|>"),
+        Rule::reasoning(THOUGHT_START, THOUGHT_END),
     ],
 };
 
@@ -72,6 +84,12 @@ impl Protocol for Lfm2 {
         let body = text
             .get(block.body.start..block.body.end)
             .unwrap_or_default();
+        if let Some(code) = fenced_code(body) {
+            // MiniCPM3: Python call statements in a Markdown fence.
+            let code = Span::new(block.body.start + code.start, block.body.start + code.end);
+            push_call_lines(out, text, code, self.id());
+            return;
+        }
         let lead = body.len() - body.trim_start().len();
         let trimmed = body.trim();
         let list = Span::new(
@@ -101,4 +119,26 @@ impl Protocol for Lfm2 {
             );
         }
     }
+}
+
+/// The code inside a Markdown fence that is the whole of `body` (whitespace around it allowed):
+/// ```` ``` ```` with an optional `python` (or `py`) language tag, up to a closing ```` ``` ````
+/// or the body's end (a cut-off reply), as an offset range into `body`. `None` when the body does
+/// not start with a fence. MiniCPM3's parser strips the same fence before reading the calls.
+fn fenced_code(body: &str) -> Option<std::ops::Range<usize>> {
+    let lead = body.len() - body.trim_start().len();
+    let after_ticks = body[lead..].strip_prefix("```")?;
+    let mut start = body.len() - after_ticks.len();
+    for tag in ["python", "py"] {
+        if let Some(rest) = after_ticks.strip_prefix(tag) {
+            if rest.starts_with(|c: char| c.is_whitespace()) {
+                start += tag.len();
+            }
+            break;
+        }
+    }
+    let inner = &body[start..];
+    let trimmed_end = inner.trim_end();
+    let end = start + trimmed_end.strip_suffix("```").unwrap_or(trimmed_end).len();
+    Some(start..end.max(start))
 }

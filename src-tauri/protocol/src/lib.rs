@@ -11,6 +11,7 @@
 //! lists the formats and how to add one.
 
 pub mod anthropic;
+pub mod anthropic_xml;
 pub mod apertus;
 pub mod balanced;
 pub mod call_json;
@@ -250,6 +251,8 @@ impl ProtocolSet {
             Arc::new(function_gemma::FunctionGemma),
             Arc::new(gigachat3::GigaChat3),
             Arc::new(olmo3::Olmo3),
+            // Shares <function_calls> with olmo3: each skips the other's body, so no tie.
+            Arc::new(anthropic_xml::AnthropicXml),
             Arc::new(glaive::Glaive),
             Arc::new(chatglm3::ChatGlm3),
             // A name line over JSON is weak evidence: any format listed earlier wins a tie.

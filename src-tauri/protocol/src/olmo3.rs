@@ -3,11 +3,17 @@
 //!
 //! The tools are listed as JSON in the system turn (`<functions>…</functions>`); results go
 //! back as `environment` turns.
+//!
+//! Claude's tool-use text uses the same `<function_calls>` block with XML `<invoke>` elements
+//! inside (`anthropic_xml`). A block whose body starts with `<invoke` is that layout, not
+//! Python lines: it is skipped here with a warning instead of one error per line, so auto-detect
+//! gives the reply to the format that reads it.
 
+use crate::calls::warning;
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
 use crate::pylines::push_call_lines;
-use crate::request::ParseOutput;
+use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -52,6 +58,32 @@ impl Protocol for Olmo3 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let body = text
+            .get(block.body.start..block.body.end)
+            .unwrap_or_default();
+        if holds_invokes(body) {
+            warning(
+                out,
+                DiagnosticCode::StrayText,
+                format!(
+                    "this {OPEN} block holds XML <invoke> elements (Anthropic's layout), not \
+                     Python call lines; it is skipped (parse the reply as anthropic_xml)"
+                ),
+                block.span,
+            );
+            return;
+        }
         push_call_lines(out, text, block.body, self.id());
     }
+}
+
+/// Whether a `<function_calls>` body is XML invokes (`<invoke name="…">`), Anthropic's layout.
+pub fn holds_invokes(body: &str) -> bool {
+    body.trim_start().starts_with("<invoke")
+}
+
+/// Whether a `<function_calls>` body starts like OLMo 3's Python call lines (a name).
+pub fn holds_python_calls(body: &str) -> bool {
+    body.trim_start()
+        .starts_with(|c: char| c.is_alphabetic() || c == '_')
 }
