@@ -25,6 +25,7 @@ pub mod deepseek_v3;
 pub mod deepseek_v31;
 pub mod deepseek_v32;
 pub mod detect;
+pub mod dots;
 pub mod framing;
 pub mod function_gemma;
 pub mod functionary_v2;
@@ -35,23 +36,30 @@ pub mod gemma4;
 pub mod gemma_syntax;
 pub mod gigachat3;
 pub mod glaive;
+pub mod glimmer;
 pub mod glm45;
 pub mod glm4_chat;
 pub mod gorilla_openfunctions;
 pub mod gpt_oss;
 pub mod hermes;
+pub mod hunyuan_v3;
+pub mod hunyuan_v4;
+pub mod inkling;
 mod json_document;
 pub mod json_lenient;
 pub mod json_strict;
 pub mod json_value;
 pub mod kimi_k2;
+pub mod kimi_k3;
 pub mod langchain;
 pub mod lfm2;
 pub mod llama3_json;
 pub mod llama_cpp_generic;
 pub mod method;
+pub mod minicpm5_xml;
 pub mod minimax_m1;
 pub mod minimax_m2;
+pub mod minimax_m3;
 pub mod mistral;
 pub mod mistral_v11;
 pub mod nemotron_v2;
@@ -159,6 +167,9 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("functiongemma", "function_gemma"),
     ("cohere_command3", "command_a"), // <|START_ACTION|>[…]<|END_ACTION|>
     ("cohere_command4", "command_a"),
+    ("ernie45", "hermes"), // Ernie45ToolParser: <tool_call>\n{…}\n</tool_call> after </think>
+    ("step3p5", "qwen3_coder"), // Step3p5ToolParser: <tool_call><function=…><parameter=…>
+    ("ling3", "glm45"),    // Ling3ToolParser / SGLang Ling3Detector: GLM-4.7 <arg_key> layout
     // SGLang (`python/sglang/srt/function_call/function_call_parser.py`)
     ("qwen", "hermes"), // Qwen25Detector: <tool_call>{…}</tool_call>
     ("qwen25", "hermes"),
@@ -170,6 +181,16 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("glm", "glm45"),                // Glm4MoeDetector
     ("minimax-m2", "minimax_m2"),
     ("apertus2509", "apertus"),
+    // vLLM `hy_v3` / `hy_v4` (HYV3ToolParser, HYV4ToolParser): Tencent Hy3 / Hy4
+    ("hy_v3", "hunyuan_v3"),
+    ("hy_v4", "hunyuan_v4"),
+    // vLLM `deepseek_v4` (DeepSeekV4ToolParser): the V3.2 DSML grammar in <｜DSML｜tool_calls>,
+    // which deepseek_v32 reads besides its own wrapper
+    ("deepseek_v4", "deepseek_v32"),
+    // vLLM PoolsideV1ToolParser and SGLang poolside_v1: GLM-4.5 `<tool_call>NAME<arg_key>…`
+    ("poolside_v1", "glm45"),
+    ("minicpm5", "minicpm5_xml"), // vLLM MiniCPM5XMLToolParser, SGLang MiniCPM5Detector
+    ("muse_glimmer", "glimmer"),  // vLLM MuseGlimmerToolParser (ollama: glimmer)
 ];
 
 /// The format id `name` is an alias of (case-insensitive).
@@ -251,8 +272,20 @@ impl ProtocolSet {
             Arc::new(function_gemma::FunctionGemma),
             Arc::new(gigachat3::GigaChat3),
             Arc::new(olmo3::Olmo3),
+            Arc::new(dots::Dots),
+            // Its opener `<function name="` is also a hermes (llama.cpp) tag; hermes reads a JSON
+            // body there and minicpm5_xml reports one, so the two never both find calls.
+            Arc::new(minicpm5_xml::MiniCpm5Xml),
+            Arc::new(inkling::Inkling),
+            Arc::new(glimmer::Glimmer),
+            // Hy3 / Hy4 share their tokens and tell each other apart by `<tool_sep>` (a call in
+            // the other layout is an error), so their order decides nothing between them.
+            Arc::new(hunyuan_v3::HunyuanV3),
+            Arc::new(hunyuan_v4::HunyuanV4),
             // Shares <function_calls> with olmo3: each skips the other's body, so no tie.
             Arc::new(anthropic_xml::AnthropicXml),
+            Arc::new(kimi_k3::KimiK3),
+            Arc::new(minimax_m3::MinimaxM3),
             Arc::new(glaive::Glaive),
             Arc::new(chatglm3::ChatGlm3),
             // A name line over JSON is weak evidence: any format listed earlier wins a tie.
