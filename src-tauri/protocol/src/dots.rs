@@ -40,10 +40,11 @@
 
 use crate::calls::{push_json_calls, warning};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
+use crate::minimax_m2;
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
+use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup};
 use crate::{Protocol, ToolDefinitionInput};
 
 pub const OPEN: &str = "<dots_function_call>";
@@ -58,15 +59,10 @@ const FRAMING: Framing = Framing {
     ],
 };
 
+/// MiniMax-M2's invokes, in dots' own block.
 const MARKUP: Markup = Markup {
     block: OPEN,
-    invoke_open: "<invoke",
-    invoke_close: "</invoke>",
-    param_open: "<parameter",
-    param_close: "</parameter>",
-    style: TagStyle::Attributes,
-    json_body: false,
-    value_layout: ValueLayout::Trimmed,
+    ..minimax_m2::MARKUP
 };
 
 #[derive(Debug, Clone, Copy, Default)]

@@ -35,7 +35,8 @@ const FRAMING: Framing = Framing {
     ],
 };
 
-const MARKUP: Markup = Markup {
+/// MiniMax-M2's invoke markup; dots.llm writes the same inside its own block.
+pub const MARKUP: Markup = Markup {
     block: OPEN,
     invoke_open: "<invoke",
     invoke_close: "</invoke>",
@@ -59,15 +60,9 @@ impl Protocol for MinimaxM2 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from(
-            "# Tools\nYou may call one or more tools to assist with the user query.\n\
-             Here are the tools available in JSONSchema format:\n\n<tools>\n",
-        );
-        for definition in function_definitions(tools) {
-            out.push_str(&format!("<tool>{}</tool>\n", definition["function"]));
-        }
+        let mut out = tools_section(tools);
         out.push_str(
-            "</tools>\n\nWhen making tool calls, use XML format to invoke tools and pass \
+            "\nWhen making tool calls, use XML format to invoke tools and pass \
              parameters:\n\n<minimax:tool_call>\n<invoke name=\"tool-name-1\">\n\
              <parameter name=\"param-key-1\">param-value-1</parameter>\n\
              <parameter name=\"param-key-2\">param-value-2</parameter>\n...\n</invoke>\n\
@@ -98,3 +93,16 @@ impl Protocol for MinimaxM2 {
 
 #[cfg(test)]
 mod tests;
+
+/// The tools as MiniMax's templates list them (M2 and M3 alike): JSON schemas in `<tool>` tags.
+pub fn tools_section(tools: &[ToolDefinitionInput]) -> String {
+    let mut out = String::from(
+        "# Tools\nYou may call one or more tools to assist with the user query.\n\
+         Here are the tools available in JSONSchema format:\n\n<tools>\n",
+    );
+    for definition in function_definitions(tools) {
+        out.push_str(&format!("<tool>{}</tool>\n", definition["function"]));
+    }
+    out.push_str("</tools>\n");
+    out
+}

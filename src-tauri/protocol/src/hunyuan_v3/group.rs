@@ -4,10 +4,10 @@
 use serde_json::{Map, Value};
 
 use super::{spelling_of, NameEnd, Spelling};
-use crate::calls::{error, push_request, warning, Call};
+use crate::calls::{error, push_request, Call};
 use crate::framing::Block;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
-use crate::xml_markup::{insert_arg, Finder};
+use crate::xml_markup::{insert_arg, stray_text as stray, Finder};
 
 /// Decodes every `<tool_call>` of a group into requests of `format`.
 pub fn decode_group(
@@ -365,21 +365,4 @@ fn read_pair<'t>(
         value,
         Span::new(key_open, value_close + tokens.value_close.len()),
     ))
-}
-
-/// Warns about text in `text[from..to]`, where only tokens and layout belong.
-fn stray(text: &str, from: usize, to: usize, place: &str, out: &mut ParseOutput) {
-    let slice = text.get(from..to).unwrap_or_default();
-    let trimmed = slice.trim();
-    if trimmed.is_empty() {
-        return;
-    }
-    let start = from + (slice.len() - slice.trim_start().len());
-    let preview: String = trimmed.chars().take(40).collect();
-    warning(
-        out,
-        DiagnosticCode::StrayText,
-        format!("text {place} is not a call or an argument ('{preview}'); it is ignored"),
-        Span::new(start, start + trimmed.len()),
-    );
 }

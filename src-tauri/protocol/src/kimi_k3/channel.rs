@@ -9,7 +9,7 @@ use super::{
 use crate::calls::{error, push_request, warning, Call};
 use crate::framing::Block;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
-use crate::xml_markup::{insert_arg, Finder};
+use crate::xml_markup::{insert_arg, stray_text as stray, Finder};
 
 /// Decodes every call of a `tools` channel into requests of `format`.
 pub fn decode_channel(text: &str, block: &Block, format: &str, out: &mut ParseOutput) {
@@ -308,23 +308,6 @@ fn attributes(head: &str) -> Vec<(&str, String)> {
         rest = &rest[value_from + len + 1..];
     }
     attrs
-}
-
-/// Warns about text in `text[from..to]`, where only elements belong.
-fn stray(text: &str, from: usize, to: usize, place: &str, out: &mut ParseOutput) {
-    let slice = text.get(from..to).unwrap_or_default();
-    let trimmed = slice.trim();
-    if trimmed.is_empty() {
-        return;
-    }
-    let start = from + (slice.len() - slice.trim_start().len());
-    let preview: String = trimmed.chars().take(40).collect();
-    warning(
-        out,
-        DiagnosticCode::StrayText,
-        format!("text {place} is not an element ('{preview}'); it is ignored"),
-        Span::new(start, start + trimmed.len()),
-    );
 }
 
 #[cfg(test)]

@@ -31,7 +31,8 @@ use crate::balanced::element_spans;
 use crate::calls::{error, parse_json, push_request, warning, Call};
 use crate::detect::{framing_signature, Signature};
 use crate::framing::{Block, Framing, Rule, JSON_VALUE, THINK};
-use crate::prompt::{function_objects, result_value};
+use crate::prompt::function_objects;
+use crate::react::React;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -104,16 +105,8 @@ impl Protocol for LangChainJson {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        // The agent's scratchpad: each observation, then the next thought is opened.
-        let mut out = String::new();
-        for result in results {
-            let text = match result_value(result) {
-                Value::String(text) => text,
-                other => other.to_string(),
-            };
-            out.push_str(&format!("Observation: {text}\nThought:"));
-        }
-        out
+        // The agent's scratchpad is ReAct's: each observation, then the next thought opened.
+        React.format_tool_results(results)
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -35,8 +35,7 @@
 //!   template is not public here).
 
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::minimax_m2::MinimaxM2;
-use crate::prompt::function_definitions;
+use crate::minimax_m2::{tools_section, MinimaxM2};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -65,15 +64,9 @@ impl Protocol for MinimaxM3 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from(
-            "# Tools\nYou may call one or more tools to assist with the user query.\n\
-             Here are the tools available in JSONSchema format:\n\n<tools>\n",
-        );
-        for definition in function_definitions(tools) {
-            out.push_str(&format!("<tool>{}</tool>\n", definition["function"]));
-        }
+        let mut out = tools_section(tools);
         out.push_str(&format!(
-            "</tools>\n\nWhen making tool calls, prefix every tag with {NS} and name each \
+            "\nWhen making tool calls, prefix every tag with {NS} and name each \
              parameter by its tag; nest tags for objects and use <item> tags for list elements:\n\n\
              {OPEN}\n{NS}<invoke name=\"tool-name\">{NS}<param-key-1>param-value-1{NS}</param-key-1>\
              {NS}<param-key-2>{NS}<item>value{NS}</item>{NS}</param-key-2>{NS}</invoke>\n{CLOSE}\n"

@@ -7,7 +7,7 @@ use super::NS;
 use crate::calls::{error, push_request, warning, Call};
 use crate::framing::Block;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
-use crate::xml_markup::Finder;
+use crate::xml_markup::{stray_text as stray, Finder};
 
 /// Decodes every `<invoke>` of a wrapper into requests of `format`.
 pub fn decode_wrapper(text: &str, block: &Block, format: &str, out: &mut ParseOutput) {
@@ -326,21 +326,4 @@ fn invoke_name(attrs: &str) -> String {
         None => value.split_whitespace().next().unwrap_or_default(),
     };
     unquoted.trim().to_owned()
-}
-
-/// Warns about text in `text[from..to]`, where only tags belong.
-fn stray(text: &str, from: usize, to: usize, place: &str, out: &mut ParseOutput) {
-    let slice = text.get(from..to).unwrap_or_default();
-    let trimmed = slice.trim();
-    if trimmed.is_empty() {
-        return;
-    }
-    let start = from + (slice.len() - slice.trim_start().len());
-    let preview: String = trimmed.chars().take(40).collect();
-    warning(
-        out,
-        DiagnosticCode::StrayText,
-        format!("text {place} is not a tag ('{preview}'); it is ignored"),
-        Span::new(start, start + trimmed.len()),
-    );
 }
