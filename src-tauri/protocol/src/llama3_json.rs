@@ -7,7 +7,10 @@
 //! (`common/chat.cpp` `common_chat_parse_llama_3_1`, tests `test_llama_3_x_parser`) and Meta's
 //! template, which asks for `{"name": function name, "parameters": dictionary of argument name
 //! and its value}` and feeds results back in an `ipython` turn. `<|eom_id|>` / `<|eot_id|>`
-//! end-of-turn tokens a raw completion may carry are dropped from the content.
+//! end the reply: they are the model's stop tokens (Meta's prompt-format guide: `<|eom_id|>`
+//! ends the message so the tool can run; llama.cpp stops generation at both), so a raw
+//! completion that runs on past the first of them (the `ipython` turn, a made-up result, the
+//! next assistant turn with more calls) is not read, with a warning.
 //!
 //! What is a call:
 //! - after `<|python_tag|>` (up to the next end-of-turn token), or between Llama 4's
@@ -49,8 +52,9 @@ pub const PYTHON_TAG: &str = "<|python_tag|>";
 const FRAMING: Framing = Framing {
     rules: &[
         THINK,
-        Rule::token("<|eom_id|>"),
-        Rule::token("<|eot_id|>"),
+        // Stop tokens: Meta's servers and llama.cpp end the reply at either.
+        Rule::token("<|eom_id|>").ends_reply(),
+        Rule::token("<|eot_id|>").ends_reply(),
         Rule::call(PYTHON_TAG, Close::UntilNext),
         Rule::at_text_start("{", JSON_VALUE)
             .lenient()

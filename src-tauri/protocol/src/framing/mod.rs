@@ -125,6 +125,10 @@ pub struct Rule {
     /// closed before the next block or the reply's end) ends there, as at the reply's end
     /// (`<|im_end|>` left in a raw completion after an unclosed `<tool_call>`).
     pub ends_turn: bool,
+    /// Token only: the model stops generating at it (a stop token its server ends the reply
+    /// with), so nothing after it is the model's reply: a raw completion that runs on past it
+    /// (the next turn's header, a made-up tool result, more calls) is not read, with a warning.
+    pub ends_reply: bool,
     /// Delimited call blocks whose body holds JSON: a closing marker, or the rule's own opener,
     /// inside a JSON string of the body is text, not the block's end (see [`Rule::json_body`]).
     pub json_strings: bool,
@@ -155,6 +159,7 @@ impl Rule {
             may_start_open: false,
             early_end: None,
             ends_turn: false,
+            ends_reply: false,
             json_strings: false,
             tags_on_own: false,
         }
@@ -228,6 +233,13 @@ impl Rule {
         let mut rule = Self::token(marker);
         rule.ends_turn = true;
         rule
+    }
+
+    /// See [`Rule::ends_reply`]: for tokens that end the turn and at which the model's
+    /// server stops it (Llama 3's `<|eom_id|>` and `<|eot_id|>`).
+    pub const fn ends_reply(mut self) -> Self {
+        self.ends_reply = true;
+        self
     }
 
     /// The body's JSON strings may hold the format's markers as text (a call's arguments that

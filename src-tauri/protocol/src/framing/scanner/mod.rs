@@ -37,6 +37,11 @@ enum State {
     AfterBlock {
         rule: usize,
     },
+    /// After a token that ends the reply ([`super::Rule::ends_reply`], rule `rule`): the
+    /// rest is not read.
+    Finished {
+        rule: usize,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -169,6 +174,12 @@ impl Scanner {
                     phase,
                 } => self.balanced(bytes, eof, rule, start, body_start, phase, events),
                 State::AfterBlock { rule } => self.after_block(bytes, eof, rule, events),
+                State::Finished { rule } => {
+                    if eof {
+                        self.past_the_end(bytes, rule, events);
+                    }
+                    false
+                }
             };
             if !progressed {
                 break;
@@ -269,11 +280,36 @@ impl Scanner {
         if r.kind == BlockKind::Call {
             self.at_text_start = false;
         }
-        self.state = if complete && !r.separators.is_empty() {
+        self.state = if r.ends_reply {
+            State::Finished { rule }
+        } else if complete && !r.separators.is_empty() {
             State::AfterBlock { rule }
         } else {
             State::Outside
         };
+    }
+
+    /// At the end of a reply that a stop token ended: what follows the token is reported once,
+    /// and is neither content nor calls.
+    fn past_the_end(&mut self, bytes: &[u8], rule: usize, events: &mut Vec<ScanEvent>) {
+        let rest = &bytes[self.pos.min(bytes.len())..];
+        let lead = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let start = self.pos + lead;
+        if start < bytes.len() {
+            let token = self.framing.rules[rule].open.text();
+            events.push(ScanEvent::Diagnostic(diagnostic(
+                Severity::Warning,
+                DiagnosticCode::StrayText,
+                format!(
+                    "the model stops at '{token}': the text after it is not part of its reply \
+                     and is not read"
+                ),
+                Span::new(start, bytes.len()),
+            )));
+        }
+        self.pos = bytes.len();
+        self.content_from = bytes.len();
+        self.prose.skip_to(bytes.len());
     }
 
     fn outside(&mut self, bytes: &[u8], eof: bool, events: &mut Vec<ScanEvent>) -> bool {
