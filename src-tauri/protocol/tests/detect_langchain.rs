@@ -6,7 +6,7 @@
 use serde_json::json;
 
 mod support;
-use support::{assert_auto_detect_matches_named, calls, cases, detect};
+use support::{assert_auto_detect_matches_named, assert_other_fixtures_not_claimed, calls, detect};
 
 const OURS: &[&str] = &["langchain_json", "langchain_xml"];
 
@@ -51,17 +51,7 @@ fn prose_is_not_claimed() {
 
 #[test]
 fn other_formats_fixtures_are_not_claimed() {
-    for format in ["hermes", "llama3_json", "json_strict", "react", "xml_tag"] {
-        for (path, text) in cases(format) {
-            let report = detect(&text);
-            assert!(
-                !OURS.contains(&report.format.as_str()),
-                "{} detected as {}",
-                path.display(),
-                report.format
-            );
-        }
-    }
+    assert_other_fixtures_not_claimed(OURS);
 }
 
 #[test]

@@ -8,7 +8,10 @@ use toolscope_protocol::parser;
 use toolscope_protocol::ProtocolSet;
 
 mod support;
-use support::{assert_auto_detect_matches_named, calls, cases, detect, fixtures_root};
+use support::{
+    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed, calls, detect,
+    fixtures_root,
+};
 
 const OURS: [&str; 3] = ["minicpm5_xml", "glimmer", "inkling"];
 
@@ -36,22 +39,7 @@ fn prose_mentioning_the_markers_is_not_claimed() {
 
 #[test]
 fn other_formats_fixtures_are_not_claimed() {
-    let dirs = std::fs::read_dir(fixtures_root().join("parser")).expect("fixtures");
-    for dir in dirs.filter_map(|e| e.ok().map(|e| e.path())) {
-        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if !dir.is_dir() || OURS.contains(&name) {
-            continue;
-        }
-        for (path, text) in cases(name) {
-            let report = detect(&text);
-            assert!(
-                !OURS.contains(&report.format.as_str()),
-                "{}: claimed by {}",
-                path.display(),
-                report.format
-            );
-        }
-    }
+    assert_other_fixtures_not_claimed(&OURS);
 }
 
 #[test]

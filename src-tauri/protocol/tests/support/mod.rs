@@ -71,3 +71,23 @@ pub fn assert_auto_detect_matches_named(formats: &[&str]) {
         }
     }
 }
+
+/// No fixture of any other format is detected as one of `ours`.
+pub fn assert_other_fixtures_not_claimed(ours: &[&str]) {
+    let dirs = std::fs::read_dir(fixtures_root().join("parser")).expect("fixtures");
+    for dir in dirs.filter_map(|e| e.ok().map(|e| e.path())) {
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !dir.is_dir() || ours.contains(&name) {
+            continue;
+        }
+        for (path, text) in replies_in(&dir) {
+            let report = detect(&text);
+            assert!(
+                !ours.contains(&report.format.as_str()),
+                "{}: claimed by {}",
+                path.display(),
+                report.format
+            );
+        }
+    }
+}
