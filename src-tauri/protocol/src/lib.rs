@@ -17,9 +17,11 @@ pub mod balanced;
 pub mod call_json;
 pub mod calls;
 pub mod chatglm3;
+pub mod cline;
 pub mod coerce;
 pub mod command_a;
 pub mod command_r;
+pub mod continue_tool;
 pub mod declared;
 pub mod deepseek_v3;
 pub mod deepseek_v31;
@@ -295,6 +297,12 @@ impl ProtocolSet {
             Arc::new(functionary_v2::FunctionaryV2),
             Arc::new(functionary_v2::llama3::FunctionaryV2Llama3),
             Arc::new(nexusraven::NexusRaven),
+            // Coding agents' text protocols. A tool or parameter only one of Cline and Roo Code
+            // knows decides between them (the other drops or reports it); a reply that uses
+            // only names both know is a tie, which Cline, whose grammar Roo forked, wins.
+            Arc::new(cline::Cline),
+            Arc::new(cline::RooCode),
+            Arc::new(continue_tool::ContinueTool),
             Arc::new(langchain::LangChainJson),
             Arc::new(langchain::LangChainXml),
             // Last: its labels are plain words, so any format with markers of its own wins a tie.
