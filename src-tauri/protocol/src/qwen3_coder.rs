@@ -61,6 +61,7 @@
 use serde_json::Value;
 
 use crate::calls::{error, push_request, warning};
+use crate::detect::{framing_signature, Signature};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{function_definitions, result_value};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -152,6 +153,16 @@ impl Protocol for Qwen3Coder {
 
     fn framing(&self) -> Option<Framing> {
         Some(FRAMING)
+    }
+
+    fn signature(&self) -> Signature {
+        // `<parameter=` is this layout's own tag. Functionary v3.1 shares `<function=` but writes
+        // JSON after it, so a bare `<function=NAME>` followed by parameters is this format's
+        // even when the reply is cut off and no format reads a call: its diagnostics then say
+        // what went wrong, not that the JSON is missing.
+        let mut signature = framing_signature(Some(FRAMING));
+        signature.markers.push(PARAMETER_OPEN);
+        signature
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {

@@ -78,6 +78,17 @@ fn openhands_parameter_calls_go_to_qwen3_coder_and_json_bodies_to_functionary() 
 }
 
 #[test]
+fn a_cut_off_parameter_call_is_reported_by_qwen3_coder_not_functionary() {
+    // continuedev/continue issue 13057: Qwen3-Coder stopped inside its last parameter, with no
+    // closing tags. No format reads a call; the report must still be the layout's own.
+    let report = detect(
+        "I'll create it.\n<function=create_new_file>\n<parameter=filepath> test.txt\n<parameter=contents> hello",
+    );
+    assert_eq!(report.format, "qwen3_coder");
+    assert!(report.requests.is_empty());
+}
+
+#[test]
 fn prose_mentioning_the_markers_is_not_claimed() {
     for text in [
         "Claude writes `<function_calls>` with `<invoke name=\"X\">` inside.",
