@@ -25,6 +25,14 @@
 //! DeepSeek V4 keeps this grammar and only renames the wrapper to `<｜DSML｜tool_calls>` (vLLM's
 //! `DeepSeekV4ToolParser` subclasses the V3.2 parser with just that change), so either wrapper
 //! holds calls here.
+//!
+//! DeepSeek V4.1 keeps it too, with tag names that start with a space: `<｜DSML｜ calls>`,
+//! `<｜DSML｜ invoke name="…">`, `<｜DSML｜ parameter name="…" string="…">` (SGLang's
+//! `DeepSeekV41Detector` subclasses the V3.2 detector changing only those names; vLLM's
+//! `deepseek_v41` parser and SGLang's `encoding_dsv41.py` write the same). Inside a
+//! `<｜DSML｜ calls>` block only the spaced names are tags; the unspaced blocks read only the
+//! unspaced names, so the two spellings never mix. Tools are still presented in V3.2's words
+//! (as for V4): the aliases `deepseek_v41` / `deepseekv41` name this format.
 
 use serde_json::{Map, Value};
 
@@ -43,12 +51,18 @@ pub const CLOSE: &str = "</｜DSML｜function_calls>";
 /// DeepSeek V4's name for the same wrapper.
 pub const V4_OPEN: &str = "<｜DSML｜tool_calls>";
 pub const V4_CLOSE: &str = "</｜DSML｜tool_calls>";
+/// DeepSeek V4.1's wrapper: the tag name starts with a space.
+pub const V41_OPEN: &str = "<｜DSML｜ calls>";
+pub const V41_CLOSE: &str = "</｜DSML｜ calls>";
+/// The index of V4.1's rule in [`FRAMING`]: its blocks use [`V41_MARKUP`].
+const V41_RULE: usize = 3;
 
 const FRAMING: Framing = Framing {
     rules: &[
         THINK_MAY_START_OPEN,
         Rule::call(OPEN, Close::Marker(CLOSE)).lenient(),
         Rule::call(V4_OPEN, Close::Marker(V4_CLOSE)).lenient(),
+        Rule::call(V41_OPEN, Close::Marker(V41_CLOSE)).lenient(),
     ],
 };
 
@@ -61,6 +75,16 @@ const MARKUP: Markup = Markup {
     style: TagStyle::Attributes,
     json_body: true,
     value_layout: ValueLayout::OneNewline,
+};
+
+/// DeepSeek V4.1's spellings of the same markup.
+const V41_MARKUP: Markup = Markup {
+    block: V41_OPEN,
+    invoke_open: "<｜DSML｜ invoke",
+    invoke_close: "</｜DSML｜ invoke>",
+    param_open: "<｜DSML｜ parameter",
+    param_close: "</｜DSML｜ parameter>",
+    ..MARKUP
 };
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -112,7 +136,12 @@ impl Protocol for DeepSeekV32 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        for invoke in decode_invokes(text, block, &MARKUP, out) {
+        let markup = if block.rule == V41_RULE {
+            &V41_MARKUP
+        } else {
+            &MARKUP
+        };
+        for invoke in decode_invokes(text, block, markup, out) {
             if let Some((args, untyped)) = typed_args(text, &invoke, out) {
                 push_request(
                     out,
@@ -132,8 +161,8 @@ impl Protocol for DeepSeekV32 {
 }
 
 /// The arguments, typed by each parameter's `string` attribute; the flag says some stayed text
-/// that was not declared as a string.
-fn typed_args(
+/// that was not declared as a string. GigaChat 3.5's GCML markup shares this typing.
+pub(crate) fn typed_args(
     text: &str,
     invoke: &RawInvoke<'_>,
     out: &mut ParseOutput,

@@ -22,6 +22,7 @@ pub mod coerce;
 pub mod command_a;
 pub mod command_r;
 pub mod continue_tool;
+pub mod cwm;
 pub mod declared;
 pub mod deepseek_v3;
 pub mod deepseek_v31;
@@ -37,20 +38,26 @@ pub mod gemma;
 pub mod gemma4;
 pub mod gemma_syntax;
 pub mod gigachat3;
+pub mod gigachat35;
 pub mod glaive;
 pub mod glimmer;
 pub mod glm45;
 pub mod glm4_chat;
+pub mod glm53_flash;
 pub mod gorilla_openfunctions;
 pub mod gpt_oss;
+pub mod granite_pythonic;
 pub mod hermes;
 pub mod hunyuan_v3;
 pub mod hunyuan_v4;
+pub mod hyperclovax;
 pub mod inkling;
+pub mod iquest_coder_v2;
 mod json_document;
 pub mod json_lenient;
 pub mod json_strict;
 pub mod json_value;
+pub mod k2_v3;
 pub mod kimi_k2;
 pub mod kimi_k3;
 pub mod langchain;
@@ -71,6 +78,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod parser;
 pub mod phi4_mini;
+pub mod plamo3;
 pub mod prompt;
 pub mod pylines;
 pub mod pylit;
@@ -80,9 +88,12 @@ pub mod qwen_agent;
 pub mod react;
 pub mod request;
 pub mod result;
+pub mod rwkv;
 mod schema_summary;
 pub mod seed_oss;
+pub mod solar_open;
 pub mod step3;
+pub mod step_audio2;
 pub mod stream;
 pub mod text_position;
 pub mod vcp;
@@ -193,6 +204,34 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("poolside_v1", "glm45"),
     ("minicpm5", "minicpm5_xml"), // vLLM MiniCPM5XMLToolParser, SGLang MiniCPM5Detector
     ("muse_glimmer", "glimmer"),  // vLLM MuseGlimmerToolParser (ollama: glimmer)
+    // vLLM `mimo` (MiMoToolParser; MimoV2FlashToolParser reads the same) and SGLang `mimo`
+    // (MiMoDetector): Xiaomi MiMo's <tool_call><function=…><parameter=…> Qwen3-Coder layout
+    ("mimo", "qwen3_coder"),
+    // vLLM `deepseek_v41` (DeepSeekV41EngineToolParser), SGLang `deepseekv41`
+    // (DeepSeekV41Detector): DSML with spaced tag names, `<｜DSML｜ calls>`, read by deepseek_v32
+    ("deepseek_v41", "deepseek_v32"),
+    ("deepseekv41", "deepseek_v32"),
+    ("k2_horizon", "k2_v3"), // vLLM K2HorizonToolParser, SGLang K2V3Detector
+    // SGLang `trinity` (TrinityDetector, Arcee Trinity): Qwen2.5's <tool_call>{…}</tool_call>;
+    // it also reads calls inside <think>, which stay reasoning here (the design's rule)
+    ("trinity", "hermes"),
+    // vLLM HyperCLOVAXSeedThinkToolParser: GLM-4.5's <tool_call>NAME<arg_key>… after </think>;
+    // HyperCLOVAXSeedThink14BToolParser: `-> tool/function_call` + JSON list (hyperclovax)
+    ("hyperclovax_seed_think", "glm45"),
+    ("hyperclovax_seed_think_14b", "hyperclovax"),
+    // vLLM IquestCoderToolParser subclasses Qwen3CoderToolParser (whitespace fixes only);
+    // SGLang IQuestQ1Detector reads iquest_coder_v2's pairs in <iquest_tool_call>
+    ("iquest_coder", "qwen3_coder"),
+    ("iquest_q1", "iquest_coder_v2"),
+    ("qwen35coder", "qwen3_coder"), // Qwen35CoderToolParser: Qwen3-Coder's streaming, reworked
+    // vLLM PanguToolParser / OpenPanguV2ToolParser: <|tool_call_start|>[{…}]<|tool_call_end|>,
+    // LFM2's tokens around a JSON call list, which lfm2 reads
+    ("pangu", "lfm2"),
+    ("openpangu_v2", "lfm2"),
+    ("solar_open2", "solar_open"), // vLLM SolarOpen2ToolParser
+    // vLLM Spark3ToolParser: GLM-4.7's <tool_call>NAME<arg_key>…</arg_key><arg_value>… pairs
+    ("spark3", "glm45"),
+    ("step_audio_2", "step_audio2"), // vLLM StepAudio2ToolParser
 ];
 
 /// The format id `name` is an alias of (case-insensitive).
@@ -288,6 +327,24 @@ impl ProtocolSet {
             Arc::new(anthropic_xml::AnthropicXml),
             Arc::new(kimi_k3::KimiK3),
             Arc::new(minimax_m3::MinimaxM3),
+            Arc::new(gigachat35::GigaChat35),
+            // PLaMo 3, iQuest Coder V2, HyperCLOVA X 14B, Solar Open: markers no other
+            // format writes.
+            Arc::new(plamo3::Plamo3),
+            Arc::new(iquest_coder_v2::IquestCoderV2),
+            Arc::new(hyperclovax::HyperClovaX),
+            Arc::new(solar_open::SolarOpen),
+            // No markers, so never auto-detected: only read when named.
+            Arc::new(granite_pythonic::GranitePythonic),
+            // Its <tool_call> is hermes's, glm45's and qwen3_coder's, all listed earlier; a body
+            // that is not `function\nNAME\n{…}` is an error here, so the two never both read one.
+            Arc::new(step_audio2::StepAudio2),
+            Arc::new(rwkv::Rwkv),
+            Arc::new(cwm::Cwm),
+            Arc::new(k2_v3::K2V3),
+            // Its <tool_call> is hermes's, qwen3_coder's and glm45's, all listed earlier: they win
+            // a tie, so it answers only replies they reject (`name>{…}`).
+            Arc::new(glm53_flash::Glm53Flash),
             Arc::new(glaive::Glaive),
             Arc::new(chatglm3::ChatGlm3),
             // A name line over JSON is weak evidence: any format listed earlier wins a tie.

@@ -1,0 +1,220 @@
+//! iQuest Coder V2 / IQuest Q1: GLM-style key/value pairs in the model's own call tag.
+//!
+//! ```text
+//! <iquestcoder_tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></iquestcoder_tool_call>
+//! ```
+//!
+//! Follows vLLM's `iquest_coder_v2` parser (`vllm/tool_parsers/iquest_coder_v2_tool_parser.py`,
+//! `IquestCoderV2ToolParser`) and its tests, and SGLang's `IQuestQ1Detector`
+//! (`python/sglang/srt/function_call/iquest_q1_detector.py`), which reads the same body in
+//! `<iquest_tool_call>` tags; both tags are read here. The name runs to the first `<arg_key>` (or
+//! the block's end: a call without arguments); whitespace may separate the pairs; text before
+//! the first call is content. Values are kept as text (untyped requests: the engine types them
+//! from the method's schema, or reads JSON literals without one, as the references'
+//! `json.loads` fallback does). A block the reply ends in gives no call, as in both references.
+//!
+//! The first iQuest Coder parser (vLLM `iquest_coder`) reads Qwen3-Coder's
+//! `<tool_call><function=…>` layout: that name is an alias of `qwen3_coder` (lib.rs).
+//!
+//! Deliberate differences from the references:
+//! - a malformed call is skipped with an error, as in the references, but text between pairs
+//!   is also reported with the span it sits at; a name with whitespace in it is an error
+//!   (prose quoting the tag is not a call), where the references take any text as the name;
+//! - values that are not strings in the schema are typed by the engine; without a schema a
+//!   value is text unless it is a whole JSON literal (the references' fallback);
+//! - the chat template is not stored here: tools are presented and results returned in this
+//!   project's wording.
+
+use serde_json::{Map, Value};
+
+use crate::calls::{error, push_request, Call};
+use crate::framing::{Block, Close, Framing, Rule, THINK};
+use crate::prompt::function_definitions;
+use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::result::ToolExecutionResult;
+use crate::xml_markup::{insert_arg, result_text};
+use crate::{Protocol, ToolDefinitionInput};
+
+pub const CALL_OPEN: &str = "<iquestcoder_tool_call>";
+pub const CALL_CLOSE: &str = "</iquestcoder_tool_call>";
+/// SGLang's IQuest Q1 spelling of the same tag.
+pub const Q1_OPEN: &str = "<iquest_tool_call>";
+pub const Q1_CLOSE: &str = "</iquest_tool_call>";
+const KEY_OPEN: &str = "<arg_key>";
+const KEY_CLOSE: &str = "</arg_key>";
+const VALUE_OPEN: &str = "<arg_value>";
+const VALUE_CLOSE: &str = "</arg_value>";
+
+const FRAMING: Framing = Framing {
+    rules: &[
+        THINK,
+        // Not markup bodies: `</iquestcoder_tool_call>` follows a bare name right after it in a
+        // call without arguments, and the references end a block at the first closing tag.
+        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)),
+        Rule::call(Q1_OPEN, Close::Marker(Q1_CLOSE)),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IquestCoderV2;
+
+impl Protocol for IquestCoderV2 {
+    fn id(&self) -> &'static str {
+        "iquest_coder_v2"
+    }
+
+    fn label(&self) -> &'static str {
+        "iQuest Coder V2 <iquestcoder_tool_call> with <arg_key>/<arg_value>"
+    }
+
+    fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
+        let mut out = String::from(
+            "# Tools\n\nYou may call one or more functions. Their signatures, in <tools></tools> \
+             tags:\n<tools>\n",
+        );
+        for definition in function_definitions(tools) {
+            out.push_str(&definition.to_string());
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "</tools>\n\nWrite each call as:\n{CALL_OPEN}function-name{KEY_OPEN}key-1{KEY_CLOSE}\
+             {VALUE_OPEN}value-1{VALUE_CLOSE}{KEY_OPEN}key-2{KEY_CLOSE}{VALUE_OPEN}value-2\
+             {VALUE_CLOSE}{CALL_CLOSE}\n"
+        ));
+        out
+    }
+
+    fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
+        results
+            .iter()
+            .map(|result| {
+                format!(
+                    "<tool_response>\n{}\n</tool_response>\n",
+                    result_text(result)
+                )
+            })
+            .collect()
+    }
+
+    fn framing(&self) -> Option<Framing> {
+        Some(FRAMING)
+    }
+
+    fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let end = block.body.end.min(text.len());
+        let body = text.get(block.body.start..end).unwrap_or_default();
+        let name_len = body.find(KEY_OPEN).unwrap_or(body.len());
+        let name = body[..name_len].trim();
+        if name.is_empty() || name.contains(char::is_whitespace) || name.contains('<') {
+            error(
+                out,
+                DiagnosticCode::MissingToolName,
+                format!("the call block does not start with a tool name ('{name}'); it is skipped"),
+                block.span,
+            );
+            return;
+        }
+        let Some(args) = pairs(text, block.body.start + name_len, end, name, out) else {
+            return;
+        };
+        push_request(
+            out,
+            text,
+            block.span,
+            self.id(),
+            Call {
+                name: name.to_owned(),
+                args,
+                id: None,
+            },
+            true,
+        );
+    }
+}
+
+/// The first `needle` in `text[from..to]`, as an index into `text`.
+fn find(text: &str, from: usize, to: usize, needle: &str) -> Option<usize> {
+    text.get(from..to)?.find(needle).map(|at| from + at)
+}
+
+/// `from` moved past whitespace, not beyond `to`.
+fn skip_space(text: &str, from: usize, to: usize) -> usize {
+    let rest = text.get(from..to).unwrap_or_default();
+    to - rest.trim_start().len()
+}
+
+/// The pairs in `text[from..to]`; `None` (with an error) when any is broken or text other than
+/// whitespace stands between them, as the references skip such a call.
+fn pairs(
+    text: &str,
+    from: usize,
+    to: usize,
+    name: &str,
+    out: &mut ParseOutput,
+) -> Option<Map<String, Value>> {
+    let mut args = Map::new();
+    let mut cursor = skip_space(text, from, to);
+    while cursor < to {
+        let broken = |out: &mut ParseOutput, message: String, at: usize| {
+            error(
+                out,
+                DiagnosticCode::UnclosedValue,
+                format!("{message}; the call to '{name}' is skipped"),
+                Span::new(at, to),
+            );
+        };
+        if !text.get(cursor..to)?.starts_with(KEY_OPEN) {
+            error(
+                out,
+                DiagnosticCode::StrayText,
+                format!("text between the arguments of '{name}' is not a {KEY_OPEN}/{VALUE_OPEN} pair; the call is skipped"),
+                Span::new(cursor, to),
+            );
+            return None;
+        }
+        let key_start = cursor + KEY_OPEN.len();
+        let Some(key_end) = find(text, key_start, to, KEY_CLOSE) else {
+            broken(
+                out,
+                format!("{KEY_OPEN} is not closed by {KEY_CLOSE}"),
+                cursor,
+            );
+            return None;
+        };
+        let key = text.get(key_start..key_end)?.trim();
+        let value_open = skip_space(text, key_end + KEY_CLOSE.len(), to);
+        if !text.get(value_open..to)?.starts_with(VALUE_OPEN) {
+            broken(
+                out,
+                format!("argument '{key}' is not followed by {VALUE_OPEN}"),
+                cursor,
+            );
+            return None;
+        }
+        let value_start = value_open + VALUE_OPEN.len();
+        let Some(value_end) = find(text, value_start, to, VALUE_CLOSE) else {
+            broken(
+                out,
+                format!("the value of '{key}' is not closed by {VALUE_CLOSE}"),
+                cursor,
+            );
+            return None;
+        };
+        if key.is_empty() {
+            broken(out, format!("an argument has an empty {KEY_OPEN}"), cursor);
+            return None;
+        }
+        let span = Span::new(cursor, value_end + VALUE_CLOSE.len());
+        let value = text.get(value_start..value_end)?;
+        insert_arg(
+            &mut args,
+            key,
+            Value::String(value.to_owned()),
+            span,
+            name,
+            out,
+        );
+        cursor = skip_space(text, span.end, to);
+    }
+    Some(args)
+}
