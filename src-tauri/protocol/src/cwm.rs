@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 
 use crate::calls::{error, push_named_call, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::prompt::function_definitions;
+use crate::prompt::schema_lines;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -60,12 +60,7 @@ impl Protocol for Cwm {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out =
-            String::from("# Tools\n\nYou may call these functions (one JSON schema per line):\n");
-        for definition in function_definitions(tools) {
-            out.push_str(&definition["function"].to_string());
-            out.push('\n');
-        }
+        let mut out = schema_lines(tools);
         out.push_str(&format!(
             "\nWrite each call as a tool block: the function's name, then its arguments as a \
              JSON object:\n{CALL_OPEN} function>\nfunction-name {{\"key\": \"value\"}}\n{CALL_CLOSE}\n"

@@ -26,7 +26,7 @@
 
 use crate::calls::{error, push_named_call, warning};
 use crate::framing::{Block, Close, Framing, Rule};
-use crate::prompt::{function_definitions, result_value};
+use crate::prompt::{result_value, schema_lines};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -65,12 +65,7 @@ impl Protocol for Plamo3 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out =
-            String::from("# Tools\n\nYou may call these functions (one JSON schema per line):\n");
-        for definition in function_definitions(tools) {
-            out.push_str(&definition["function"].to_string());
-            out.push('\n');
-        }
+        let mut out = schema_lines(tools);
         out.push_str(&format!(
             "\nTo call functions, write them in one group:\n{GROUP_OPEN}{REQUEST_OPEN}\
              {NAME_OPEN}function-name{NAME_CLOSE}{ARGS_OPEN}{CONSTRAIN}{{\"key\": \"value\"}}\

@@ -42,6 +42,18 @@ pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
 }
 
 /// A JSON payload as API formats show it: pretty-printed.
+/// The tools for a model whose chat template is not published: a heading and one compact JSON
+/// schema per line, the plainest listing the formats that have no wording of their own share.
+pub fn schema_lines(tools: &[ToolDefinitionInput]) -> String {
+    let mut out =
+        String::from("# Tools\n\nYou may call these functions (one JSON schema per line):\n");
+    for definition in function_definitions(tools) {
+        out.push_str(&definition["function"].to_string());
+        out.push('\n');
+    }
+    out
+}
+
 pub fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }

@@ -27,7 +27,7 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::prompt::function_definitions;
+use crate::prompt::schema_lines;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -69,12 +69,7 @@ impl Protocol for Rwkv {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out =
-            String::from("# Tools\n\nYou may call these functions (one JSON schema per line):\n");
-        for definition in function_definitions(tools) {
-            out.push_str(&definition["function"].to_string());
-            out.push('\n');
-        }
+        let mut out = schema_lines(tools);
         out.push_str(&format!(
             "\nWrite each call as:\n{LABEL}\n```json\n{{\"name\": \"function-name\", \
              \"arguments\": {{\"key\": \"value\"}}}}\n{FENCE_END}\n"

@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 
 use crate::calls::{error, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::prompt::function_definitions;
+use crate::prompt::schema_lines;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -65,12 +65,7 @@ impl Protocol for SolarOpen {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out =
-            String::from("# Tools\n\nYou may call these functions (one JSON schema per line):\n");
-        for definition in function_definitions(tools) {
-            out.push_str(&definition["function"].to_string());
-            out.push('\n');
-        }
+        let mut out = schema_lines(tools);
         out.push_str(&format!(
             "\nWrite each call as:\n{CALL_OPEN}function-name\n{ARG_OPEN}key{ARG_VALUE}value\
              {ARG_CLOSE}\n{CALL_CLOSE}\n"

@@ -27,7 +27,7 @@
 use crate::calls::{error, push_named_call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::hermes::{CALL_CLOSE, CALL_OPEN};
-use crate::prompt::function_definitions;
+use crate::prompt::schema_lines;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -56,12 +56,7 @@ impl Protocol for StepAudio2 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out =
-            String::from("# Tools\n\nYou may call these functions (one JSON schema per line):\n");
-        for definition in function_definitions(tools) {
-            out.push_str(&definition["function"].to_string());
-            out.push('\n');
-        }
+        let mut out = schema_lines(tools);
         out.push_str(&format!(
             "\nWrite each call as:\n{CALL_OPEN}{CALL_TYPE}\nfunction-name\n{{\"key\": \"value\"}}\
              {CALL_CLOSE}\n"

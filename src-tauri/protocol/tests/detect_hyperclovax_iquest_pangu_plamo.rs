@@ -13,7 +13,10 @@ use toolscope_protocol::request::Severity;
 use toolscope_protocol::{parser, ProtocolSet};
 
 mod support;
-use support::{assert_auto_detect_matches_named, calls, cases, detect, fixtures_root, replies_in};
+use support::{
+    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed, calls, cases, detect,
+    fixtures_root,
+};
 
 /// The formats added with this file.
 const FORMATS: [&str; 7] = [
@@ -191,22 +194,7 @@ fn prose_quoting_the_markers_is_not_claimed() {
 
 #[test]
 fn other_formats_fixtures_are_not_claimed() {
-    let dirs = std::fs::read_dir(fixtures_root().join("parser")).expect("fixtures");
-    for dir in dirs.filter_map(|e| e.ok().map(|e| e.path())) {
-        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if !dir.is_dir() || FORMATS.contains(&name) {
-            continue;
-        }
-        for (path, text) in replies_in(&dir) {
-            let report = detect(&text);
-            assert!(
-                !FORMATS.contains(&report.format.as_str()),
-                "{}: detected as {}",
-                path.display(),
-                report.format
-            );
-        }
-    }
+    assert_other_fixtures_not_claimed(&FORMATS);
 }
 
 #[test]

@@ -10,7 +10,10 @@ use toolscope_protocol::parser;
 use toolscope_protocol::ProtocolSet;
 
 mod support;
-use support::{assert_auto_detect_matches_named, calls, cases, detect, fixtures_root};
+use support::{
+    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed, calls, detect,
+    fixtures_root,
+};
 
 /// Formats whose fixtures this file checks (deepseek_v32 for its V4.1 fixtures).
 const CHECKED: [&str; 4] = ["gigachat35", "glm53_flash", "k2_v3", "deepseek_v32"];
@@ -39,22 +42,7 @@ fn prose_mentioning_the_markers_is_not_claimed() {
 
 #[test]
 fn other_formats_fixtures_are_not_claimed() {
-    let dirs = std::fs::read_dir(fixtures_root().join("parser")).expect("fixtures");
-    for dir in dirs.filter_map(|e| e.ok().map(|e| e.path())) {
-        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if !dir.is_dir() || NEW.contains(&name) {
-            continue;
-        }
-        for (path, text) in cases(name) {
-            let report = detect(&text);
-            assert!(
-                !NEW.contains(&report.format.as_str()),
-                "{}: claimed by {}",
-                path.display(),
-                report.format
-            );
-        }
-    }
+    assert_other_fixtures_not_claimed(&NEW);
 }
 
 #[test]
