@@ -319,7 +319,12 @@ where
     ));
     tokio::pin!(shutdown);
 
+    // Biased: when the agent closes, the server sees its stdin end and may exit before this
+    // select runs; both branches are then ready, and the agent's, which caused the other,
+    // must decide the ending (a random pick answered the agent's requests with "the server
+    // exited" errors it never waits for).
     let first = tokio::select! {
+        biased;
         name = &mut shutdown => First::Signal(name),
         end = &mut agent_task => First::AgentDone(end.unwrap_or(AgentEnd::Closed)),
         end = &mut server_task => First::ServerDone(end.unwrap_or(ServerEnd::Eof)),
