@@ -10,8 +10,8 @@ use toolscope_protocol::ProtocolSet;
 
 mod support;
 use support::{
-    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed, calls, cases, detect,
-    fixtures_root,
+    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed,
+    assert_reference_cases_agree, calls, cases, detect,
 };
 
 const OURS: [&str; 4] = ["hunyuan_v3", "hunyuan_v4", "kimi_k3", "minimax_m3"];
@@ -178,69 +178,7 @@ const OUR_CASES: [&str; 5] = [
     "vllm-deepseekv4:",
 ];
 
-/// Numbers compare by value (`2` and `2.0`), as `toolscope eval` compares them.
-fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
 #[test]
 fn the_reference_cases_of_these_formats_agree() {
-    let set = ProtocolSet::standard();
-    let text = std::fs::read_to_string(fixtures_root().join("eval").join("reference_cases.jsonl"))
-        .expect("corpus");
-    let mut checked = 0;
-    let mut mismatches = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let case: serde_json::Value = serde_json::from_str(line).expect("a case");
-        let id = case["id"].as_str().unwrap_or_default();
-        if !OUR_CASES.iter().any(|prefix| id.starts_with(prefix)) {
-            continue;
-        }
-        let reply = case["reply"].as_str().unwrap_or_default();
-        let mut report = parser::parse(&set, reply, case["format"].as_str()).expect("known format");
-        let tools = case["tools"].as_array().cloned().unwrap_or_default();
-        parser::type_arguments(&mut report, |name| {
-            tools
-                .iter()
-                .find(|t| t["function"]["name"] == name)
-                .map(|t| t["function"]["parameters"].clone())
-        });
-        let expected: Vec<(String, serde_json::Value)> = case["expected"]
-            .as_array()
-            .map(|calls| {
-                calls
-                    .iter()
-                    .map(|c| {
-                        let name = c["name"].as_str().unwrap_or_default().to_owned();
-                        (name, c["arguments"].clone())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let found = calls(&report);
-        let agrees = found.len() == expected.len()
-            && found
-                .iter()
-                .zip(&expected)
-                .all(|((n, a), (m, b))| n == m && same(a, b));
-        if !agrees {
-            mismatches.push(format!(
-                "{id}: found {found:?}, expected {expected:?}; {:?}",
-                report.diagnostics
-            ));
-        }
-        checked += 1;
-    }
-    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
-    assert!(checked >= 40, "only {checked} cases");
+    assert_reference_cases_agree(&OUR_CASES, 40);
 }

@@ -8,14 +8,14 @@
 //! quoting their markers and other formats' fixtures are not claimed; a megabyte of calls, and
 //! of broken ones, parses in one pass.
 
-use serde_json::{json, Map, Value};
+use serde_json::json;
 use toolscope_protocol::request::Severity;
 use toolscope_protocol::{parser, ProtocolSet};
 
 mod support;
 use support::{
-    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed, calls, cases, detect,
-    fixtures_root,
+    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed,
+    assert_reference_cases_agree, calls, cases, detect,
 };
 
 /// The formats added with this file.
@@ -100,71 +100,9 @@ fn the_reference_parser_names_resolve_to_their_formats() {
     }
 }
 
-/// The schema of `name` among a case's tools (`{"type": "function", "function": {…}}`).
-fn schema_in(tools: &Value, name: &str) -> Option<Value> {
-    tools.as_array()?.iter().find_map(|tool| {
-        let function = tool.get("function")?;
-        (function.get("name")?.as_str()? == name).then(|| {
-            function
-                .get("parameters")
-                .cloned()
-                .unwrap_or_else(|| json!({}))
-        })
-    })
-}
-
-/// JSON equality where numbers compare by value (`2` and `2.0` agree).
-fn agree(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| agree(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => objects_agree(x, y),
-        _ => a == b,
-    }
-}
-
-fn objects_agree(x: &Map<String, Value>, y: &Map<String, Value>) -> bool {
-    x.len() == y.len()
-        && x.iter()
-            .all(|(key, value)| y.get(key).is_some_and(|other| agree(value, other)))
-}
-
 #[test]
 fn the_reference_cases_parse_as_the_references_expect() {
-    let set = ProtocolSet::standard();
-    let corpus = std::fs::read_to_string(fixtures_root().join("eval/reference_cases.jsonl"))
-        .expect("reference corpus");
-    let mut seen = 0;
-    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
-        let case: Value = serde_json::from_str(line).expect("a case");
-        let id = case["id"].as_str().unwrap_or_default();
-        if !CASE_SOURCES.iter().any(|source| id.starts_with(source)) {
-            continue;
-        }
-        seen += 1;
-        let format = case["format"]
-            .as_str()
-            .expect("our cases name their format");
-        let reply = case["reply"].as_str().unwrap_or_default();
-        let mut report = parser::parse(&set, reply, Some(format)).expect("a known name");
-        let tools = case.get("tools").cloned().unwrap_or(Value::Null);
-        parser::type_arguments(&mut report, |name| schema_in(&tools, name));
-        let found: Vec<Value> = calls(&report)
-            .into_iter()
-            .map(|(name, arguments)| json!({"name": name, "arguments": arguments}))
-            .collect();
-        let expected = case["expected"].as_array().cloned().unwrap_or_default();
-        let agrees =
-            found.len() == expected.len() && found.iter().zip(&expected).all(|(f, e)| agree(f, e));
-        assert!(
-            agrees,
-            "{id}: found {found:?}, expected {expected:?}; {:?}",
-            report.diagnostics
-        );
-    }
-    assert!(seen >= 70, "only {seen} cases of ours");
+    assert_reference_cases_agree(&CASE_SOURCES, 70);
 }
 
 #[test]

@@ -5,14 +5,14 @@
 //! (`reference_cases.jsonl`) agree, and a megabyte of calls (or of broken calls) parses in one
 //! pass.
 
-use serde_json::{json, Value};
+use serde_json::json;
 use toolscope_protocol::parser;
 use toolscope_protocol::ProtocolSet;
 
 mod support;
 use support::{
-    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed, calls, detect,
-    fixtures_root,
+    assert_auto_detect_matches_named, assert_other_fixtures_not_claimed,
+    assert_reference_cases_agree, detect,
 };
 
 /// Formats whose fixtures this file checks (deepseek_v32 for its V4.1 fixtures).
@@ -61,61 +61,21 @@ fn aliases_name_their_formats() {
     }
 }
 
-/// The calls of a case from `reference_cases.jsonl`, typed from its own tools.
-fn case_calls(set: &ProtocolSet, case: &Value) -> Vec<(String, Value)> {
-    let reply = case["reply"].as_str().unwrap_or_default();
-    let mut report = parser::parse(set, reply, case["format"].as_str()).expect("known format");
-    let tools = case["tools"].as_array().cloned().unwrap_or_default();
-    parser::type_arguments(&mut report, |name| {
-        tools
-            .iter()
-            .find(|t| t["function"]["name"] == name)
-            .map(|t| t["function"]["parameters"].clone())
-    });
-    calls(&report)
-}
-
 #[test]
 fn the_reference_cases_agree() {
-    let set = ProtocolSet::standard();
-    let corpus = std::fs::read_to_string(fixtures_root().join("eval/reference_cases.jsonl"))
-        .expect("reference corpus");
-    let ours = [
-        "vllm-mimov2-flash:",
-        "sglang-mimo:",
-        "vllm-gigachat35:",
-        "sglang-deepseekv41:",
-        "sglang-k2-v3:",
-        "vllm-k2-horizon:",
-        "sglang-trinity:",
-        "sglang-glm53-flash:",
-    ];
-    let mut checked = 0;
-    let mut misses = Vec::new();
-    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
-        let case: Value = serde_json::from_str(line).expect("a JSON case");
-        let id = case["id"].as_str().unwrap_or_default();
-        if !ours.iter().any(|prefix| id.starts_with(prefix)) {
-            continue;
-        }
-        let expected: Vec<(String, Value)> = case["expected"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| {
-                let name = c["name"].as_str().unwrap_or_default().to_owned();
-                (name, c["arguments"].clone())
-            })
-            .collect();
-        let got = case_calls(&set, &case);
-        if got != expected {
-            misses.push(format!("{id}: got {got:?}, expected {expected:?}"));
-        }
-        checked += 1;
-    }
-    assert!(misses.is_empty(), "{}", misses.join("\n"));
-    assert!(checked >= 30, "only {checked} cases");
+    assert_reference_cases_agree(
+        &[
+            "vllm-mimov2-flash:",
+            "sglang-mimo:",
+            "vllm-gigachat35:",
+            "sglang-deepseekv41:",
+            "sglang-k2-v3:",
+            "vllm-k2-horizon:",
+            "sglang-trinity:",
+            "sglang-glm53-flash:",
+        ],
+        30,
+    );
 }
 
 /// A reply of about `bytes` made of `unit` repeated.

@@ -91,3 +91,63 @@ pub fn assert_other_fixtures_not_claimed(ours: &[&str]) {
         }
     }
 }
+
+/// Every case of `reference_cases.jsonl` whose id starts with one of `prefixes` (at least
+/// `at_least` of them) yields its expected calls: parsed with its named format (auto-detected
+/// when it names none), text values typed from the case's tools as `toolscope eval` does,
+/// numbers compared by value.
+pub fn assert_reference_cases_agree(prefixes: &[&str], at_least: usize) {
+    let set = ProtocolSet::standard();
+    let corpus = std::fs::read_to_string(fixtures_root().join("eval/reference_cases.jsonl"))
+        .expect("reference corpus");
+    let mut checked = 0;
+    let mut misses = Vec::new();
+    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Value = serde_json::from_str(line).expect("a case");
+        let id = case["id"].as_str().unwrap_or_default();
+        if !prefixes.iter().any(|prefix| id.starts_with(prefix)) {
+            continue;
+        }
+        checked += 1;
+        let reply = case["reply"].as_str().unwrap_or_default();
+        let mut report = parser::parse(&set, reply, case["format"].as_str()).expect("known format");
+        let tools = case["tools"].as_array().cloned().unwrap_or_default();
+        parser::type_arguments(&mut report, |name| {
+            tools
+                .iter()
+                .find(|tool| tool["function"]["name"] == name)
+                .map(|tool| tool["function"]["parameters"].clone())
+        });
+        let found: Vec<Value> = calls(&report)
+            .into_iter()
+            .map(|(name, arguments)| serde_json::json!({"name": name, "arguments": arguments}))
+            .collect();
+        let expected = case["expected"].as_array().cloned().unwrap_or_default();
+        let agrees = found.len() == expected.len()
+            && found.iter().zip(&expected).all(|(f, e)| same_value(f, e));
+        if !agrees {
+            misses.push(format!(
+                "{id}: found {found:?}, expected {expected:?}; {:?}",
+                report.diagnostics
+            ));
+        }
+    }
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
+    assert!(checked >= at_least, "only {checked} cases");
+}
+
+/// JSON equality where numbers compare by value (`2` and `2.0` agree).
+pub fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, v)| y.get(key).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
+    }
+}
