@@ -4,37 +4,51 @@
 //! The lists are the union of the releases that shipped the XML protocol, so a reply written
 //! for an older or newer prompt of the same agent still parses.
 
-/// Cline's tools: `ClineDefaultTool` in `src/shared/tools.ts` (2026) and the older
-/// `toolUseNames` in `src/core/assistant-message/index.ts`.
-pub const CLINE_TOOLS: &[&str] = &[
-    "execute_command",
-    "read_file",
-    "write_to_file",
-    "replace_in_file",
-    "search_files",
-    "list_files",
-    "list_code_definition_names",
-    "browser_action",
-    "use_mcp_tool",
-    "access_mcp_resource",
-    "load_mcp_documentation",
-    "ask_followup_question",
-    "plan_mode_respond",
-    "act_mode_respond",
-    "attempt_completion",
-    "new_task",
-    "focus_chain",
-    "web_fetch",
-    "web_search",
-    "condense",
-    "summarize_task",
-    "report_bug",
-    "new_rule",
-    "apply_patch",
-    "generate_explanation",
-    "use_skill",
-    "use_subagents",
-];
+/// Defines a tool list and, from the same names, its opening tags (`<read_file>`) as
+/// auto-detect markers: built at compile time so they are `'static` like every other
+/// signature's markers, and one list so the two cannot drift apart.
+macro_rules! tools_and_tags {
+    ($(#[$doc:meta])* $tools:ident, $tags:ident = [$($name:literal),* $(,)?]) => {
+        $(#[$doc])*
+        pub const $tools: &[&str] = &[$($name),*];
+        /// The opening tags of the tools above, in the same order.
+        pub const $tags: &[&str] = &[$(concat!("<", $name, ">")),*];
+    };
+}
+
+tools_and_tags! {
+    /// Cline's tools: `ClineDefaultTool` in `src/shared/tools.ts` (2026) and the older
+    /// `toolUseNames` in `src/core/assistant-message/index.ts`.
+    CLINE_TOOLS, CLINE_TOOL_TAGS = [
+        "execute_command",
+        "read_file",
+        "write_to_file",
+        "replace_in_file",
+        "search_files",
+        "list_files",
+        "list_code_definition_names",
+        "browser_action",
+        "use_mcp_tool",
+        "access_mcp_resource",
+        "load_mcp_documentation",
+        "ask_followup_question",
+        "plan_mode_respond",
+        "act_mode_respond",
+        "attempt_completion",
+        "new_task",
+        "focus_chain",
+        "web_fetch",
+        "web_search",
+        "condense",
+        "summarize_task",
+        "report_bug",
+        "new_rule",
+        "apply_patch",
+        "generate_explanation",
+        "use_skill",
+        "use_subagents",
+    ]
+}
 
 /// Cline's parameter tags: `toolParamNames` in `src/core/assistant-message/index.ts`. Any of
 /// them opens a parameter inside any tool (the parser does not check which tool takes which).
@@ -86,36 +100,38 @@ pub const CLINE_PARAMS: &[&str] = &[
     "end_line",
 ];
 
-/// Roo Code's tools: `toolNames` in `packages/types/src/tool.ts`, from the mid-2025 list
-/// (`insert_content`, `list_code_definition_names`) to the last one before XML tool calls were
-/// removed in January 2026.
-pub const ROO_TOOLS: &[&str] = &[
-    "execute_command",
-    "read_file",
-    "write_to_file",
-    "apply_diff",
-    "insert_content",
-    "search_and_replace",
-    "search_replace",
-    "edit_file",
-    "apply_patch",
-    "search_files",
-    "list_files",
-    "list_code_definition_names",
-    "browser_action",
-    "use_mcp_tool",
-    "access_mcp_resource",
-    "ask_followup_question",
-    "attempt_completion",
-    "switch_mode",
-    "new_task",
-    "fetch_instructions",
-    "codebase_search",
-    "update_todo_list",
-    "run_slash_command",
-    "generate_image",
-    "custom_tool",
-];
+tools_and_tags! {
+    /// Roo Code's tools: `toolNames` in `packages/types/src/tool.ts`, from the mid-2025 list
+    /// (`insert_content`, `list_code_definition_names`) to the last one before XML tool calls were
+    /// removed in January 2026.
+    ROO_TOOLS, ROO_TOOL_TAGS = [
+        "execute_command",
+        "read_file",
+        "write_to_file",
+        "apply_diff",
+        "insert_content",
+        "search_and_replace",
+        "search_replace",
+        "edit_file",
+        "apply_patch",
+        "search_files",
+        "list_files",
+        "list_code_definition_names",
+        "browser_action",
+        "use_mcp_tool",
+        "access_mcp_resource",
+        "ask_followup_question",
+        "attempt_completion",
+        "switch_mode",
+        "new_task",
+        "fetch_instructions",
+        "codebase_search",
+        "update_todo_list",
+        "run_slash_command",
+        "generate_image",
+        "custom_tool",
+    ]
+}
 
 /// Roo Code's parameter tags: `toolParamNames` in `src/shared/tools.ts`, the same releases.
 pub const ROO_PARAMS: &[&str] = &[
@@ -165,82 +181,3 @@ pub const ROO_PARAMS: &[&str] = &[
     "new_string",
     "expected_replacements",
 ];
-
-/// The opening tags of `tools`, as auto-detect markers (`<read_file>`). Built at compile time
-/// so they are `'static` like every other signature's markers.
-macro_rules! tags {
-    ($($name:literal),* $(,)?) => { &[$(concat!("<", $name, ">")),*] };
-}
-
-/// Cline's opening tool tags ([`CLINE_TOOLS`] in the same order).
-pub const CLINE_TOOL_TAGS: &[&str] = tags![
-    "execute_command",
-    "read_file",
-    "write_to_file",
-    "replace_in_file",
-    "search_files",
-    "list_files",
-    "list_code_definition_names",
-    "browser_action",
-    "use_mcp_tool",
-    "access_mcp_resource",
-    "load_mcp_documentation",
-    "ask_followup_question",
-    "plan_mode_respond",
-    "act_mode_respond",
-    "attempt_completion",
-    "new_task",
-    "focus_chain",
-    "web_fetch",
-    "web_search",
-    "condense",
-    "summarize_task",
-    "report_bug",
-    "new_rule",
-    "apply_patch",
-    "generate_explanation",
-    "use_skill",
-    "use_subagents",
-];
-
-/// Roo Code's opening tool tags ([`ROO_TOOLS`] in the same order).
-pub const ROO_TOOL_TAGS: &[&str] = tags![
-    "execute_command",
-    "read_file",
-    "write_to_file",
-    "apply_diff",
-    "insert_content",
-    "search_and_replace",
-    "search_replace",
-    "edit_file",
-    "apply_patch",
-    "search_files",
-    "list_files",
-    "list_code_definition_names",
-    "browser_action",
-    "use_mcp_tool",
-    "access_mcp_resource",
-    "ask_followup_question",
-    "attempt_completion",
-    "switch_mode",
-    "new_task",
-    "fetch_instructions",
-    "codebase_search",
-    "update_todo_list",
-    "run_slash_command",
-    "generate_image",
-    "custom_tool",
-];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_tag_lists_follow_the_name_lists() {
-        for (names, tags) in [(CLINE_TOOLS, CLINE_TOOL_TAGS), (ROO_TOOLS, ROO_TOOL_TAGS)] {
-            let expected: Vec<String> = names.iter().map(|n| format!("<{n}>")).collect();
-            assert_eq!(tags.to_vec(), expected);
-        }
-    }
-}
