@@ -41,7 +41,7 @@
 //! `<|start|>tool NAME<|message|><tool_output name="NAME">…</tool_output><|eom|>` messages.
 
 use crate::framing::{self, Block, Close, Framing, Rule, ScanEvent, Scanner};
-use crate::prompt::function_definitions;
+use crate::prompt::{each_result, function_definitions};
 use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup, TagStyle, ValueLayout};
@@ -121,17 +121,14 @@ impl Protocol for Glimmer {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                let name = &result.tool_name;
-                format!(
-                    "<|start|>tool {name}<|message|><tool_output name=\"{name}\">\n{}\n\
+        each_result(results, |result| {
+            let name = &result.tool_name;
+            format!(
+                "<|start|>tool {name}<|message|><tool_output name=\"{name}\">\n{}\n\
                      </tool_output><|eom|>",
-                    result_text(result)
-                )
-            })
-            .collect()
+                result_text(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -24,7 +24,7 @@
 //! - tools are presented in this project's wording (Granite's own template lists them as JSON
 //!   in an `available_tools` turn); results go back as `tool_response` turns.
 
-use crate::prompt::function_definitions;
+use crate::prompt::{each_result, function_definitions};
 use crate::pylines::push_call_lines;
 use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -57,15 +57,12 @@ impl Protocol for GranitePythonic {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "<|start_of_role|>tool_response<|end_of_role|>{}<|end_of_text|>\n",
-                    result_text(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "<|start_of_role|>tool_response<|end_of_role|>{}<|end_of_text|>\n",
+                result_text(result)
+            )
+        })
     }
 
     fn parse_tool_requests(&self, text: &str) -> ParseOutput {

@@ -31,7 +31,7 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{Block, Framing, Rule, JSON_VALUE};
-use crate::prompt::{function_definitions, result_value};
+use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -86,15 +86,12 @@ impl Protocol for HyperClovaX {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "<|im_start|>tool/function_call\n{}{TURN_END}\n",
-                    result_value(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "<|im_start|>tool/function_call\n{}{TURN_END}\n",
+                result_value(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -27,7 +27,7 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{self, Block, Close, Framing, Rule, ScanEvent, Scanner};
-use crate::prompt::{function_definitions, result_value};
+use crate::prompt::{each_result, function_definitions, result_value};
 use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -80,16 +80,13 @@ impl Protocol for Inkling {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "<|message_tool|>{}<|content_text|>{}{END_MESSAGE}",
-                    result.tool_name,
-                    result_value(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "<|message_tool|>{}<|content_text|>{}{END_MESSAGE}",
+                result.tool_name,
+                result_value(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

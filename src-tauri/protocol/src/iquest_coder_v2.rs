@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 
 use crate::calls::{error, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::prompt::function_definitions;
+use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::{insert_arg, result_text};
@@ -85,15 +85,12 @@ impl Protocol for IquestCoderV2 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "<tool_response>\n{}\n</tool_response>\n",
-                    result_text(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "<tool_response>\n{}\n</tool_response>\n",
+                result_text(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

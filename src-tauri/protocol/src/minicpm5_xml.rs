@@ -38,7 +38,7 @@ use serde_json::{Map, Value};
 
 use crate::calls::{error, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
-use crate::prompt::function_definitions;
+use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -107,15 +107,12 @@ impl Protocol for MiniCpm5Xml {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "<tool_response>\n{}\n</tool_response>\n",
-                    result_text(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "<tool_response>\n{}\n</tool_response>\n",
+                result_text(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

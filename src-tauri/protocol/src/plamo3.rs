@@ -26,7 +26,7 @@
 
 use crate::calls::{error, push_named_call, warning};
 use crate::framing::{Block, Close, Framing, Rule};
-use crate::prompt::{result_value, schema_lines};
+use crate::prompt::{each_result, result_value, schema_lines};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -75,15 +75,12 @@ impl Protocol for Plamo3 {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "<|plamo:begin_tool_result:plamo|>{}<|plamo:end_tool_result:plamo|>\n",
-                    result_value(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "<|plamo:begin_tool_result:plamo|>{}<|plamo:end_tool_result:plamo|>\n",
+                result_value(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

@@ -27,7 +27,7 @@
 
 use crate::calls::push_json_calls;
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::prompt::schema_lines;
+use crate::prompt::{each_result, schema_lines};
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -78,16 +78,13 @@ impl Protocol for Rwkv {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "**Tool Result ({}):**\n{}\n",
-                    result.tool_name,
-                    result_text(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "**Tool Result ({}):**\n{}\n",
+                result.tool_name,
+                result_text(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {

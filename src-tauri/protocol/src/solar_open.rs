@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 
 use crate::calls::{error, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
-use crate::prompt::schema_lines;
+use crate::prompt::{each_result, schema_lines};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -74,15 +74,12 @@ impl Protocol for SolarOpen {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        results
-            .iter()
-            .map(|result| {
-                format!(
-                    "<|tool_response:start|>{}<|tool_response:end|>\n",
-                    result_text(result)
-                )
-            })
-            .collect()
+        each_result(results, |result| {
+            format!(
+                "<|tool_response:start|>{}<|tool_response:end|>\n",
+                result_text(result)
+            )
+        })
     }
 
     fn framing(&self) -> Option<Framing> {
