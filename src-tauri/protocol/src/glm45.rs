@@ -9,8 +9,10 @@
 //! ```
 //!
 //! One call per block; GLM-4.7 drops the newline after the name, so the name ends at the first
-//! newline or `<`, and between `</arg_key>` and `<arg_value>` it sometimes writes the two
-//! characters `\n` instead of a newline (vLLM's `glm47` parser allows both). The template writes
+//! newline or `<`, and after the name or between `</arg_key>` and `<arg_value>` it sometimes
+//! writes the two characters `\n` instead of a newline (vLLM's `glm47` parser allows them
+//! between the tags; its `ling3` test and SGLang's `Ling3Detector` after the name). The pairs
+//! are read by the shared [`crate::arg_pairs`] reader with GLM's rules ([`crate::arg_pairs::GLM`]). The template writes
 //! string values as they are and other values as JSON, so every value is kept as text (requests
 //! are untyped) and the engine types them from the method's schema, or reads JSON and Python
 //! literals without one (`coerce::ValueTyping::GLM`); whitespace around a value is removed (as
@@ -23,11 +25,16 @@
 //! Reasoning is in `<think>`. GLM-4.7's template opens `<think>` in the prompt, and vLLM reads
 //! GLM replies with its DeepSeek-R1-style reasoning parser, so a `</think>` before any `<think>`
 //! ends reasoning that began at the reply's start (`THINK_MAY_START_OPEN`): calls drafted in it
-//! are not calls.
+//! are not calls. Reasoning that is never closed ends at the first `<tool_call>`: vLLM's GLM-4.7
+//! parser engine (`glm47_moe_config`, reused by its Ling3 parser, whose doc calls `<tool_call>`
+//! an implicit reasoning terminator) ends reasoning at the call token, and its GLM-4.5 reasoning
+//! parser gives an unclosed `<think>` to the content, where the tool parser reads the call; so
+//! every GLM reference reads that call, and Ling 3 stays an alias.
 //!
 //! The tag is hermes's (and qwen3-coder's): a JSON or `<function=` body is reported as such, so
 //! auto-detect (which keeps the candidate without errors) tells them apart. For the same reason
-//! the start of a block is read strictly: a name with spaces or without a letter or digit,
+//! the start of a block is read strictly: a name with spaces, quotes or braces (GLM-5.3-Flash's
+//! `NAME>{…}` JSON layout, which `glm53_flash` reads) or without a letter or digit,
 //! or text before the first key/value pair, is an error that skips the call, so prose
 //! mentioning `<tool_call>` never becomes a call. Once a pair has been read the block is GLM's,
 //! and other text between pairs is ignored with a warning, as the reference parsers ignore it.
@@ -36,23 +43,26 @@
 
 use serde_json::Map;
 
-use crate::calls::{error, push_request, warning, Call};
+use crate::arg_pairs::{CallContext, PairReader, GLM, LITERAL_NEWLINE};
+use crate::calls::{error, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::hermes::{CALL_CLOSE, CALL_OPEN};
 use crate::prompt::function_definitions;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
-use crate::xml_markup::{insert_arg, result_text, value_without_layout, Finder, ValueLayout};
+use crate::xml_markup::{insert_arg, result_text};
 use crate::{Protocol, ToolDefinitionInput};
 
-const KEY_OPEN: &str = "<arg_key>";
-const KEY_CLOSE: &str = "</arg_key>";
-const VALUE_OPEN: &str = "<arg_value>";
-const VALUE_CLOSE: &str = "</arg_value>";
+const KEY_OPEN: &str = GLM.key_open;
+const VALUE_OPEN: &str = GLM.value_open;
 
 const FRAMING: Framing = Framing {
     rules: &[
-        THINK_MAY_START_OPEN,
+        // Reasoning that is never closed ends at a `<tool_call>`: vLLM's GLM-4.7 parser engine
+        // (`glm47_moe_config`, which its `ling3` parser reuses) ends reasoning at the call
+        // token, and its GLM-4.5 reasoning parser makes an unclosed `<think>` all content, so
+        // the call is read either way.
+        THINK_MAY_START_OPEN.ends_unclosed_at(&[CALL_OPEN], &[]),
         // Not lenient: a block the reply ends in gives no call, as in vLLM
         // (`test_glm4_moe_tool_parser.py` `test_extract_tool_calls_incomplete_tool_call`) and
         // SGLang (`glm4_moe_detector.py` needs `</tool_call>`).
@@ -137,7 +147,13 @@ impl Protocol for Glm45 {
             );
             return;
         }
-        let name_len = rest.find(['\n', '<']).unwrap_or(rest.len());
+        // The name ends at a newline, a tag, or GLM-4.7's two characters `\n` (vLLM's Ling3 test
+        // `test_ling3_tool_call_name_separator[\\n]`, SGLang's `Ling3Detector` regex).
+        let name_len = [rest.find(['\n', '<']), rest.find(LITERAL_NEWLINE)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(rest.len());
         let name = rest[..name_len].trim();
         if name.is_empty() {
             error(
@@ -151,7 +167,11 @@ impl Protocol for Glm45 {
         // Prose that mentions the tag ("<tool_call> followed by …") must not become a call.
         // A name is one word with a letter or digit in it: `<tool_call> ... </tool_call>`
         // quoted in prose (or in another format's argument) is not a call of `...`.
-        if name.contains(char::is_whitespace) || !name.contains(char::is_alphanumeric) {
+        // Nor is GLM-5.3-Flash's `name>{…}` JSON layout a name with braces in it.
+        if name.contains(char::is_whitespace)
+            || name.contains(['>', '{', '}', '"'])
+            || !name.contains(char::is_alphanumeric)
+        {
             error(
                 out,
                 DiagnosticCode::MissingToolName,
@@ -181,64 +201,9 @@ impl Protocol for Glm45 {
     }
 }
 
-/// GLM-4.7 sometimes writes the two characters `\n` where the template has a newline.
-const LITERAL_NEWLINE: &str = "\\n";
-
-/// The end of the layout at `text[from..]`: whitespace and literal `\n`s.
-fn skip_layout(text: &str, from: usize, to: usize) -> usize {
-    let mut rest = text.get(from..to).unwrap_or_default();
-    loop {
-        let trimmed = rest.trim_start();
-        match trimmed.strip_prefix(LITERAL_NEWLINE) {
-            Some(after) => rest = after,
-            None => return to - trimmed.len(),
-        }
-    }
-}
-
-/// What text in `text[from..to]`, where only pairs belong, does to the call: before the first
-/// pair it skips it (an error: the tag is hermes's too, and a block that does not start with
-/// pairs is likely not GLM's); after one it is ignored with a warning, as vLLM's and SGLang's
-/// `findall` ignore it. True when the call is skipped.
-fn stray(
-    text: &str,
-    from: usize,
-    to: usize,
-    after_a_pair: bool,
-    place: &str,
-    out: &mut ParseOutput,
-) -> bool {
-    let start = skip_layout(text, from, to);
-    let slice = text.get(start..to).unwrap_or_default();
-    let trimmed = slice.trim_end();
-    if trimmed.is_empty() {
-        return false;
-    }
-    let preview: String = trimmed.chars().take(40).collect();
-    let span = Span::new(start, start + trimmed.len());
-    if after_a_pair {
-        warning(
-            out,
-            DiagnosticCode::StrayText,
-            format!(
-                "text {place} is not an {KEY_OPEN}/{VALUE_OPEN} pair ('{preview}'); it is ignored"
-            ),
-            span,
-        );
-        return false;
-    }
-    error(
-        out,
-        DiagnosticCode::StrayText,
-        format!("text {place} is not an {KEY_OPEN}/{VALUE_OPEN} pair ('{preview}'); the call is skipped"),
-        span,
-    );
-    true
-}
-
 /// The `<arg_key>`/`<arg_value>` pairs in `text[from..end]`; `None` (with an error) when one is
 /// broken, because a call with a doubtful argument must not run.
-fn pairs(
+pub fn pairs(
     text: &str,
     from: usize,
     end: usize,
@@ -246,103 +211,17 @@ fn pairs(
     name: &str,
     out: &mut ParseOutput,
 ) -> Option<Map<String, serde_json::Value>> {
-    let mut keys = Finder::new(text, end, KEY_OPEN);
-    let mut key_closes = Finder::new(text, end, KEY_CLOSE);
-    let mut value_closes = Finder::new(text, end, VALUE_CLOSE);
-    let place = format!("between the arguments of '{name}'");
     let mut args = Map::new();
-    let mut cursor = from;
-    // Why a missing closing tag is missing, for messages.
-    let ended = |at: Option<usize>, what: String| match at {
-        Some(_) => format!("{what} before the next {KEY_OPEN}; the call is skipped"),
-        None if !complete => format!("{what}: the reply ends first; the call is skipped"),
-        None => format!("{what} before {CALL_CLOSE}; the call is skipped"),
+    let call = CallContext {
+        name,
+        close: CALL_CLOSE,
+        complete,
     };
-    while let Some(key_open) = keys.find(cursor) {
-        if stray(text, cursor, key_open, !args.is_empty(), &place, out) {
-            return None;
-        }
-        let key_start = key_open + KEY_OPEN.len();
-        let next_key = keys.find(key_start);
-        let limit = next_key.unwrap_or(end);
-        let Some(key_close) = key_closes.find(key_start).filter(|&at| at < limit) else {
-            let message = ended(next_key, format!("{KEY_OPEN} is not closed by {KEY_CLOSE}"));
-            error(
-                out,
-                DiagnosticCode::UnclosedValue,
-                message,
-                Span::new(key_open, limit),
-            );
-            return None;
-        };
-        let key = text.get(key_start..key_close).unwrap_or_default().trim();
-        let after_key = key_close + KEY_CLOSE.len();
-        // Whitespace, or GLM-4.7's literal `\n`, may separate the key from its value.
-        let value_open = skip_layout(text, after_key, limit);
-        if !text
-            .get(value_open..limit)
-            .is_some_and(|rest| rest.starts_with(VALUE_OPEN))
-        {
-            let message = if value_open == limit && next_key.is_none() && !complete {
-                format!("the reply ends after argument '{key}' of '{name}' and before its value; the call is skipped")
-            } else {
-                format!("argument '{key}' of '{name}' is not followed by {VALUE_OPEN}; the call is skipped")
-            };
-            error(
-                out,
-                DiagnosticCode::UnclosedValue,
-                message,
-                Span::new(key_open, after_key),
-            );
-            return None;
-        }
-        let value_start = value_open + VALUE_OPEN.len();
-        let Some(value_close) = value_closes.find(value_start).filter(|&at| at < limit) else {
-            let message = ended(
-                next_key,
-                format!("the value of '{key}' of '{name}' is not closed by {VALUE_CLOSE}"),
-            );
-            error(
-                out,
-                DiagnosticCode::UnclosedValue,
-                message,
-                Span::new(key_open, limit),
-            );
-            return None;
-        };
-        if key.is_empty() {
-            error(
-                out,
-                DiagnosticCode::UnknownKey,
-                format!("an argument of '{name}' has an empty {KEY_OPEN}; the call is skipped"),
-                Span::new(key_open, after_key),
-            );
-            return None;
-        }
-        // vLLM's and SGLang's GLM-4 parsers strip every value.
-        let (value, _) = value_without_layout(
-            text,
-            Span::new(value_start, value_close),
-            ValueLayout::Trimmed,
-        );
-        let span = Span::new(key_open, value_close + VALUE_CLOSE.len());
-        insert_arg(
-            &mut args,
-            key,
-            serde_json::Value::String(value.to_owned()),
-            span,
-            name,
-            out,
-        );
-        cursor = span.end;
-    }
-    // A reply cut inside `</tool_call>` leaves the start of it: not stray text.
-    let tail = text.get(cursor..end).unwrap_or_default().trim();
-    let cut_in_close = !complete && !tail.is_empty() && CALL_CLOSE.starts_with(tail);
-    if !cut_in_close && stray(text, cursor, end, !args.is_empty(), &place, out) {
-        return None;
-    }
-    Some(args)
+    let read = PairReader::new(text, end, GLM).read_all(from, call, out, |pair, out| {
+        let value = serde_json::Value::String(pair.value.to_owned());
+        insert_arg(&mut args, pair.key, value, pair.span, name, out);
+    });
+    read.then_some(args)
 }
 
 #[cfg(test)]

@@ -15,10 +15,16 @@
 //!
 //! Deliberate differences from the reference:
 //! - the model's other layout, GLM-4.5's `<tool_call>NAME<arg_key>…</arg_key><arg_value>…
-//!   </arg_value></tool_call>` (and its simplified `<arg_key>key=value</arg_value>`, and a name
-//!   alone for no arguments), is left to the `glm45` format, which reads it: such a block is an error here, so a GLM-4.5 reply
-//!   does not read two ways in auto-detect; a reply that mixes both layouts reads fully in
-//!   neither;
+//!   </arg_value></tool_call>` (or a name alone for no arguments), is left to the `glm45`
+//!   format, which reads it with the same pair reader ([`crate::arg_pairs`]): such a block is an
+//!   error here. The reference reads every such block, in a reply of JSON calls too (its tag
+//!   regex in `detect_and_parse` when the reply holds `<arg_key>` and `</tool_call>`, its tag
+//!   branch per block when streaming); here that would make every GLM-4.5 reply read two ways
+//!   in auto-detect, and reading them only in a reply that also holds JSON calls cannot be
+//!   decided when a block closes, so streaming would read it otherwise than the whole reply.
+//!   A reply that mixes both layouts therefore reads its JSON calls here and its pair blocks
+//!   under `glm45`. The simplified `<arg_key>key=value</arg_value>` pair (read by the reference
+//!   when a block has no whole pair) is read by neither;
 //! - the request's tools are not known here: names are not matched to tools (beyond the `/`
 //!   rule), arguments are not re-shaped to a schema (the reference wraps an object or a bare
 //!   list in the array property the schema requires), and unknown tools are kept;
@@ -34,6 +40,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::arg_pairs::GLM;
 use crate::balanced::{value_end, Syntax};
 use crate::calls::{error, parse_json, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
@@ -44,8 +51,8 @@ use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
-const KEY_OPEN: &str = "<arg_key>";
-const VALUE_OPEN: &str = "<arg_value>";
+const KEY_OPEN: &str = GLM.key_open;
+const VALUE_OPEN: &str = GLM.value_open;
 
 const FRAMING: Framing = Framing {
     rules: &[

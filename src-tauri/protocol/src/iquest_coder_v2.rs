@@ -8,8 +8,8 @@
 //! `IquestCoderV2ToolParser`) and its tests, and SGLang's `IQuestQ1Detector`
 //! (`python/sglang/srt/function_call/iquest_q1_detector.py`), which reads the same body in
 //! `<iquest_tool_call>` tags; both tags are read here. The name runs to the first `<arg_key>` (or
-//! the block's end: a call without arguments); whitespace may separate the pairs; text before
-//! the first call is content. Values are kept as text (untyped requests: the engine types them
+//! the block's end: a call without arguments); whitespace may separate the pairs (read by the
+//! shared [`crate::arg_pairs`] reader, values as written); text before the first call is content. Values are kept as text (untyped requests: the engine types them
 //! from the method's schema, or reads JSON literals without one, as the references'
 //! `json.loads` fallback does). A block the reply ends in gives no call, as in both references.
 //!
@@ -27,10 +27,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::arg_pairs::{self, CallContext, PairReader, PairSyntax, Stray};
 use crate::calls::{error, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_definitions};
-use crate::request::{DiagnosticCode, ParseOutput, Span};
+use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::{insert_arg, result_text};
 use crate::{Protocol, ToolDefinitionInput};
@@ -40,10 +41,10 @@ pub const CALL_CLOSE: &str = "</iquestcoder_tool_call>";
 /// SGLang's IQuest Q1 spelling of the same tag.
 pub const Q1_OPEN: &str = "<iquest_tool_call>";
 pub const Q1_CLOSE: &str = "</iquest_tool_call>";
-const KEY_OPEN: &str = "<arg_key>";
-const KEY_CLOSE: &str = "</arg_key>";
-const VALUE_OPEN: &str = "<arg_value>";
-const VALUE_CLOSE: &str = "</arg_value>";
+const KEY_OPEN: &str = PAIRS.key_open;
+const KEY_CLOSE: &str = PAIRS.key_close;
+const VALUE_OPEN: &str = PAIRS.value_open;
+const VALUE_CLOSE: &str = PAIRS.value_close;
 
 const FRAMING: Framing = Framing {
     rules: &[
@@ -54,6 +55,9 @@ const FRAMING: Framing = Framing {
         Rule::call(Q1_OPEN, Close::Marker(Q1_CLOSE)),
     ],
 };
+
+/// The index of the `<iquest_tool_call>` rule in [`FRAMING`].
+const Q1_RULE: usize = 2;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IquestCoderV2;
@@ -111,9 +115,25 @@ impl Protocol for IquestCoderV2 {
             );
             return;
         }
-        let Some(args) = pairs(text, block.body.start + name_len, end, name, out) else {
-            return;
+        let close = if block.rule == Q1_RULE {
+            Q1_CLOSE
+        } else {
+            CALL_CLOSE
         };
+        let call = CallContext {
+            name,
+            close,
+            complete: block.complete,
+        };
+        let mut args = Map::new();
+        let from = block.body.start + name_len;
+        let read = PairReader::new(text, end, PAIRS).read_all(from, call, out, |pair, out| {
+            let value = Value::String(pair.value.to_owned());
+            insert_arg(&mut args, pair.key, value, pair.span, name, out);
+        });
+        if !read {
+            return;
+        }
         push_request(
             out,
             text,
@@ -129,89 +149,12 @@ impl Protocol for IquestCoderV2 {
     }
 }
 
-/// The first `needle` in `text[from..to]`, as an index into `text`.
-fn find(text: &str, from: usize, to: usize, needle: &str) -> Option<usize> {
-    text.get(from..to)?.find(needle).map(|at| from + at)
-}
-
-/// `from` moved past whitespace, not beyond `to`.
-fn skip_space(text: &str, from: usize, to: usize) -> usize {
-    let rest = text.get(from..to).unwrap_or_default();
-    to - rest.trim_start().len()
-}
-
-/// The pairs in `text[from..to]`; `None` (with an error) when any is broken or text other than
-/// whitespace stands between them, as the references skip such a call.
-fn pairs(
-    text: &str,
-    from: usize,
-    to: usize,
-    name: &str,
-    out: &mut ParseOutput,
-) -> Option<Map<String, Value>> {
-    let mut args = Map::new();
-    let mut cursor = skip_space(text, from, to);
-    while cursor < to {
-        let broken = |out: &mut ParseOutput, message: String, at: usize| {
-            error(
-                out,
-                DiagnosticCode::UnclosedValue,
-                format!("{message}; the call to '{name}' is skipped"),
-                Span::new(at, to),
-            );
-        };
-        if !text.get(cursor..to)?.starts_with(KEY_OPEN) {
-            error(
-                out,
-                DiagnosticCode::StrayText,
-                format!("text between the arguments of '{name}' is not a {KEY_OPEN}/{VALUE_OPEN} pair; the call is skipped"),
-                Span::new(cursor, to),
-            );
-            return None;
-        }
-        let key_start = cursor + KEY_OPEN.len();
-        let Some(key_end) = find(text, key_start, to, KEY_CLOSE) else {
-            broken(
-                out,
-                format!("{KEY_OPEN} is not closed by {KEY_CLOSE}"),
-                cursor,
-            );
-            return None;
-        };
-        let key = text.get(key_start..key_end)?.trim();
-        let value_open = skip_space(text, key_end + KEY_CLOSE.len(), to);
-        if !text.get(value_open..to)?.starts_with(VALUE_OPEN) {
-            broken(
-                out,
-                format!("argument '{key}' is not followed by {VALUE_OPEN}"),
-                cursor,
-            );
-            return None;
-        }
-        let value_start = value_open + VALUE_OPEN.len();
-        let Some(value_end) = find(text, value_start, to, VALUE_CLOSE) else {
-            broken(
-                out,
-                format!("the value of '{key}' is not closed by {VALUE_CLOSE}"),
-                cursor,
-            );
-            return None;
-        };
-        if key.is_empty() {
-            broken(out, format!("an argument has an empty {KEY_OPEN}"), cursor);
-            return None;
-        }
-        let span = Span::new(cursor, value_end + VALUE_CLOSE.len());
-        let value = text.get(value_start..value_end)?;
-        insert_arg(
-            &mut args,
-            key,
-            Value::String(value.to_owned()),
-            span,
-            name,
-            out,
-        );
-        cursor = skip_space(text, span.end, to);
-    }
-    Some(args)
-}
+/// How iQuest writes its pairs: GLM's tags, values kept as written (the references do not strip
+/// them), whitespace the only layout, and any other text between pairs skipping the call.
+const PAIRS: PairSyntax = PairSyntax {
+    trim_values: false,
+    literal_newlines: false,
+    value_ends_at_next_key: false,
+    stray: Stray::SkipsTheCall,
+    ..arg_pairs::GLM
+};

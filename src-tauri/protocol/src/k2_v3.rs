@@ -16,7 +16,8 @@
 //! `tests/tool_parsers/test_k2_horizon_tool_parser.py`). A block's body says its dialect: one
 //! that starts with `{` or `[` is a JSON call object (or a list of them, the shared decoder's
 //! variants); otherwise it is the tool's name, then `<ifm|arg_key>` / optional `<ifm|arg_type>`
-//! / `<ifm|arg_value>` triples with only whitespace between them. A value is its text as written
+//! / `<ifm|arg_value>` triples with only whitespace between them (read by the shared
+//! [`crate::arg_pairs`] reader, which takes the optional type element). A value is its text as written
 //! (not trimmed); with an `arg_type` other than `string` or `any` it is read as JSON, and without
 //! one it stays text and the call is untyped, so the engine types it from the schema (without a
 //! schema a JSON literal becomes that literal, as the references' best-effort `json.loads`).
@@ -39,6 +40,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::arg_pairs::{CallContext, PairReader, PairSyntax, Stray};
 use crate::calls::{error, push_json_calls, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule};
 use crate::prompt::{function_definitions, result_value};
@@ -52,11 +54,6 @@ pub const CALL_CLOSE: &str = "</ifm|tool_call>";
 pub const GROUP_OPEN: &str = "<ifm|tool_calls>";
 pub const GROUP_CLOSE: &str = "</ifm|tool_calls>";
 const KEY_OPEN: &str = "<ifm|arg_key>";
-const KEY_CLOSE: &str = "</ifm|arg_key>";
-const TYPE_OPEN: &str = "<ifm|arg_type>";
-const TYPE_CLOSE: &str = "</ifm|arg_type>";
-const VALUE_OPEN: &str = "<ifm|arg_value>";
-const VALUE_CLOSE: &str = "</ifm|arg_value>";
 
 const FRAMING: Framing = Framing {
     rules: &[
@@ -145,6 +142,21 @@ impl Protocol for K2V3 {
     }
 }
 
+/// How K2 Horizon writes its pairs: `<ifm|…>` tags with an optional declared type, values as
+/// written, whitespace the only layout, any other text skipping the call (both references
+/// match the whole body).
+const PAIRS: PairSyntax = PairSyntax {
+    key_open: KEY_OPEN,
+    key_close: "</ifm|arg_key>",
+    value_open: "<ifm|arg_value>",
+    value_close: "</ifm|arg_value>",
+    type_tags: Some(("<ifm|arg_type>", "</ifm|arg_type>")),
+    trim_values: false,
+    literal_newlines: false,
+    value_ends_at_next_key: false,
+    stray: Stray::SkipsTheCall,
+};
+
 /// Reads `text[from..end]` as argument triples; `None` (with an error) when it is anything else.
 /// The flag says some value had no `arg_type`, so it is text for the engine to type.
 fn arguments(
@@ -156,111 +168,40 @@ fn arguments(
 ) -> Option<(Map<String, Value>, bool)> {
     let mut args = Map::new();
     let mut untyped = false;
-    let mut cursor = from;
-    loop {
-        cursor = skip_whitespace(text, cursor, end);
-        if cursor >= end {
-            return Some((args, untyped));
-        }
-        let triple_start = cursor;
-        let (key, after_key) = element(text, cursor, end, KEY_OPEN, KEY_CLOSE, name, out)?;
-        cursor = skip_whitespace(text, after_key, end);
-        let mut declared = None;
-        if text
-            .get(cursor..end)
-            .is_some_and(|r| r.starts_with(TYPE_OPEN))
-        {
-            let (kind, after_type) = element(text, cursor, end, TYPE_OPEN, TYPE_CLOSE, name, out)?;
-            declared = Some(kind.0.trim());
-            cursor = skip_whitespace(text, after_type, end);
-        }
-        let (value, after_value) = element(text, cursor, end, VALUE_OPEN, VALUE_CLOSE, name, out)?;
-        let key_text = key.0.trim();
-        if key_text.is_empty() {
-            error(
-                out,
-                DiagnosticCode::UnknownKey,
-                format!("an argument of '{name}' has an empty {KEY_OPEN}; the call is skipped"),
-                Span::new(triple_start, after_key),
-            );
-            return None;
-        }
-        let typed = match declared {
+    let call = CallContext {
+        name,
+        close: CALL_CLOSE,
+        complete: true,
+    };
+    let read = PairReader::new(text, end, PAIRS).read_all(from, call, out, |pair, out| {
+        let as_text = Value::String(pair.value.to_owned());
+        let typed = match pair.declared_type {
             None => {
                 untyped = true;
-                Value::String(value.0.to_owned())
+                as_text
             }
-            Some("string" | "str" | "text" | "any") => Value::String(value.0.to_owned()),
-            Some(kind) => match serde_json::from_str::<Value>(value.0.trim()) {
+            Some("string" | "str" | "text" | "any") => as_text,
+            Some(kind) => match serde_json::from_str::<Value>(pair.value.trim()) {
                 Ok(parsed) => parsed,
                 Err(e) => {
                     warning(
                         out,
                         DiagnosticCode::InvalidJson,
                         format!(
-                            "argument '{key_text}' of '{name}' is declared {kind} but is not \
-                             JSON ({e}); it is kept as text"
+                            "argument '{}' of '{name}' is declared {kind} but is not JSON ({e}); \
+                             it is kept as text",
+                            pair.key
                         ),
-                        value.1,
+                        pair.value_span,
                     );
                     untyped = true;
-                    Value::String(value.0.to_owned())
+                    as_text
                 }
             },
         };
-        let span = Span::new(triple_start, after_value);
-        insert_arg(&mut args, key_text, typed, span, name, out);
-        cursor = after_value;
-    }
-}
-
-/// The text of the element `open`…`close` that starts at `at`, with its span, and the offset
-/// after it; an error when `at` does not start one or it is not closed before `end`.
-fn element<'t>(
-    text: &'t str,
-    at: usize,
-    end: usize,
-    open: &str,
-    close: &str,
-    name: &str,
-    out: &mut ParseOutput,
-) -> Option<((&'t str, Span), usize)> {
-    let rest = text.get(at..end).unwrap_or_default();
-    if !rest.starts_with(open) {
-        let preview: String = rest.chars().take(40).collect();
-        let found = if preview.is_empty() {
-            "the block ends first".to_owned()
-        } else {
-            format!("found '{preview}'")
-        };
-        error(
-            out,
-            DiagnosticCode::StrayText,
-            format!("expected {open} in the arguments of '{name}', {found}; the call is skipped"),
-            Span::new(at, end),
-        );
-        return None;
-    }
-    let inner_start = at + open.len();
-    let inner = text.get(inner_start..end).unwrap_or_default();
-    let Some(len) = inner.find(close) else {
-        error(
-            out,
-            DiagnosticCode::UnclosedValue,
-            format!(
-                "{open} in the arguments of '{name}' is not closed by {close}; the call is skipped"
-            ),
-            Span::new(at, end),
-        );
-        return None;
-    };
-    let span = Span::new(inner_start, inner_start + len);
-    Some(((&inner[..len], span), inner_start + len + close.len()))
-}
-
-fn skip_whitespace(text: &str, from: usize, end: usize) -> usize {
-    let rest = text.get(from..end).unwrap_or_default();
-    end - rest.trim_start().len()
+        insert_arg(&mut args, pair.key, typed, pair.span, name, out);
+    });
+    read.then_some((args, untyped))
 }
 
 #[cfg(test)]
@@ -296,7 +237,7 @@ mod tests {
         );
         assert_eq!(v["calls"][0]["name"], "b");
         assert_eq!(v["calls"].as_array().map(Vec::len), Some(1));
-        assert_eq!(v["diagnostics"][0]["code"], "stray_text");
+        assert_eq!(v["diagnostics"][0]["code"], "unclosed_value");
         assert_eq!(v["content"], "");
     }
 }

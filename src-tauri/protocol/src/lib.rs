@@ -13,6 +13,7 @@
 pub mod anthropic;
 pub mod anthropic_xml;
 pub mod apertus;
+pub mod arg_pairs;
 pub mod balanced;
 pub mod call_json;
 pub mod calls;

@@ -137,3 +137,31 @@ fn a_lone_close_of_think_ends_reasoning_the_prompt_opened() {
     let v = parse("<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>");
     assert_eq!(v["calls"][0]["name"], "f");
 }
+
+#[test]
+fn a_literal_newline_ends_the_name() {
+    // vLLM `test_ling3_tool_call_name_separator[\\n]`: GLM-4.7 and Ling 3 may write the two
+    // characters `\n` after the name.
+    let v = parse("<tool_call>f\\n<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>");
+    assert_eq!(v["calls"][0]["name"], "f");
+    assert_eq!(v["calls"][0]["args"], json!({"a": "1"}));
+    assert_eq!(v["diagnostics"], json!([]));
+}
+
+#[test]
+fn reasoning_never_closed_ends_at_a_call() {
+    let v = parse("<think>I should look.\n<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>Done.");
+    assert_eq!(v["calls"][0]["name"], "f");
+    assert_eq!(v["content"], "Done.");
+    // Closed reasoning keeps a call drafted in it.
+    let v = parse("<think>Maybe <tool_call>f</tool_call></think>No.");
+    assert_eq!(v["calls"], json!([]));
+    assert_eq!(v["content"], "No.");
+}
+
+#[test]
+fn glm53_flash_json_layout_is_not_a_name() {
+    let v = parse("<tool_call>f>{\"a\":1}</tool_call>");
+    assert_eq!(v["calls"], json!([]));
+    assert_eq!(v["diagnostics"][0]["code"], "missing_tool_name");
+}

@@ -1,9 +1,12 @@
 //! Reading a `<tool_calls>` group: its calls, each call's name and its `<arg_key>` /
-//! `<arg_value>` pairs, in one pass over the group with the shared [`Finder`]s.
+//! `<arg_value>` pairs, in one pass over the group with the shared [`Finder`]s; each pair is
+//! read by the shared [`crate::arg_pairs`] reader (values as written, read to their first
+//! closing token whatever they quote).
 
 use serde_json::{Map, Value};
 
 use super::{spelling_of, NameEnd, Spelling};
+use crate::arg_pairs::{CallContext, PairReader, PairSyntax, Stray};
 use crate::calls::{error, push_request, Call};
 use crate::framing::Block;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -25,7 +28,7 @@ pub fn decode_group(
     while let Some(open) = find.call_opens.find(cursor) {
         found_any = true;
         stray(text, cursor, open, "between the calls", out);
-        let read = read_call(text, &mut find, open, end, name_end, out);
+        let read = read_call(text, &mut find, (open, end, block.complete), name_end, out);
         match read.outcome {
             CallEnd::Closed | CallEnd::CutOff if read.ok => {
                 if read.outcome == CallEnd::CutOff && block.complete {
@@ -78,15 +81,30 @@ pub fn decode_group(
     }
 }
 
+/// How Hy3/Hy4 write their pairs: `spelling`'s tokens, values as written (the reference's regex
+/// keeps them whole) and read to their first closing token whatever they quote, whitespace the
+/// only layout; the call loop reports other text itself.
+fn pair_syntax(spelling: Spelling) -> PairSyntax {
+    PairSyntax {
+        key_open: spelling.key_open,
+        key_close: spelling.key_close,
+        value_open: spelling.value_open,
+        value_close: spelling.value_close,
+        type_tags: None,
+        trim_values: false,
+        literal_newlines: false,
+        value_ends_at_next_key: false,
+        stray: Stray::Ignored,
+    }
+}
+
 /// Searches for each token of a group; positions asked only grow, so a group is read in one pass.
 struct Tokens<'t> {
     spelling: Spelling,
     call_opens: Finder<'t>,
     call_closes: Finder<'t>,
     seps: Finder<'t>,
-    keys: Finder<'t>,
-    key_closes: Finder<'t>,
-    value_closes: Finder<'t>,
+    pairs: PairReader<'t>,
 }
 
 impl<'t> Tokens<'t> {
@@ -96,9 +114,7 @@ impl<'t> Tokens<'t> {
             call_opens: Finder::new(text, end, spelling.call_open),
             call_closes: Finder::new(text, end, spelling.call_close),
             seps: Finder::new(text, end, spelling.sep),
-            keys: Finder::new(text, end, spelling.key_open),
-            key_closes: Finder::new(text, end, spelling.key_close),
-            value_closes: Finder::new(text, end, spelling.value_close),
+            pairs: PairReader::new(text, end, pair_syntax(spelling)),
         }
     }
 
@@ -107,7 +123,7 @@ impl<'t> Tokens<'t> {
         [
             self.call_opens.find(from),
             self.call_closes.find(from),
-            self.keys.find(from),
+            self.pairs.next_key(from),
         ]
         .into_iter()
         .flatten()
@@ -140,9 +156,8 @@ struct ReadCall<'t> {
 /// `</tool_call>`. A value is read to its first `</arg_value>`, whatever tokens it quotes.
 fn read_call<'t>(
     text: &'t str,
-    find: &mut Tokens<'_>,
-    open: usize,
-    end: usize,
+    find: &mut Tokens<'t>,
+    (open, end, complete): (usize, usize, bool),
     name_end: NameEnd,
     out: &mut ParseOutput,
 ) -> ReadCall<'t> {
@@ -229,19 +244,21 @@ fn read_call<'t>(
             return read;
         }
         if trimmed.starts_with(tokens.key_open) {
-            match read_pair(text, find, cursor, end, read.name, out) {
-                Some((key, value, span)) => {
+            let key_limit = find
+                .next_structural(cursor + tokens.key_open.len())
+                .unwrap_or(end);
+            let call = CallContext {
+                name: read.name,
+                close: tokens.call_close,
+                complete,
+            };
+            match find.pairs.read(cursor, key_limit, call, out) {
+                Some(pair) => {
                     if read.ok {
-                        insert_arg(
-                            &mut read.args,
-                            key,
-                            Value::String(value.to_owned()),
-                            span,
-                            read.name,
-                            out,
-                        );
+                        let value = Value::String(pair.value.to_owned());
+                        insert_arg(&mut read.args, pair.key, value, pair.span, read.name, out);
                     }
-                    cursor = span.end;
+                    cursor = pair.span.end;
                 }
                 None => {
                     // The pair's extent is a guess: skip the call, resume at the next call.
@@ -305,64 +322,4 @@ fn check_name<'t>(
         return None;
     }
     Some(name)
-}
-
-/// The pair whose `<arg_key>` is at `key_open`: its key, raw value and extent; `None` (with an
-/// error) when it is broken, because a call with a doubtful argument must not run.
-fn read_pair<'t>(
-    text: &'t str,
-    find: &mut Tokens<'_>,
-    key_open: usize,
-    end: usize,
-    name: &str,
-    out: &mut ParseOutput,
-) -> Option<(&'t str, &'t str, Span)> {
-    let tokens = find.spelling;
-    let key_start = key_open + tokens.key_open.len();
-    let limit = find.next_structural(key_start).unwrap_or(end);
-    let broken = |out: &mut ParseOutput, what: String, to: usize| {
-        error(
-            out,
-            DiagnosticCode::UnclosedValue,
-            format!("{what}; the call to '{name}' is skipped"),
-            Span::new(key_open, to),
-        );
-    };
-    let Some(key_close) = find.key_closes.find(key_start).filter(|&at| at < limit) else {
-        let what = format!("{} is not closed by {}", tokens.key_open, tokens.key_close);
-        broken(out, what, limit);
-        return None;
-    };
-    let key = text.get(key_start..key_close).unwrap_or_default().trim();
-    let after_key = key_close + tokens.key_close.len();
-    let rest = text.get(after_key..end).unwrap_or_default();
-    let value_open = end - rest.trim_start().len();
-    if !rest.trim_start().starts_with(tokens.value_open) {
-        let what = format!("argument '{key}' has no {}", tokens.value_open);
-        broken(out, what, after_key);
-        return None;
-    }
-    let value_start = value_open + tokens.value_open.len();
-    let Some(value_close) = find.value_closes.find(value_start) else {
-        let what = format!(
-            "the value of '{key}' is not closed by {}",
-            tokens.value_close
-        );
-        broken(out, what, end);
-        return None;
-    };
-    if key.is_empty() {
-        broken(
-            out,
-            format!("an argument has an empty {}", tokens.key_open),
-            after_key,
-        );
-        return None;
-    }
-    let value = text.get(value_start..value_close).unwrap_or_default();
-    Some((
-        key,
-        value,
-        Span::new(key_open, value_close + tokens.value_close.len()),
-    ))
 }
