@@ -32,9 +32,11 @@
 //! Deliberate differences and limits: OLMo 3 also writes `<function_calls>`, with Python call
 //! lines inside (`olmo3`); a block whose body is Python lines is that format's (reported here,
 //! no call). A MiniMax-M2 block (`<minimax:tool_call>`, the same invokes) is MiniMax-M2's: it is
-//! skipped here with a warning, so a MiniMax reply is not read twice. The older Claude 2.1 beta
-//! layout (`<invoke><tool_name>X</tool_name><parameters><k>v</k></parameters></invoke>`) is not
-//! read: its invokes have no `name` attribute and are reported as calls without a name.
+//! skipped here with a warning, so a MiniMax reply is not read twice.
+//!
+//! The older Claude 2.1 tool-use beta layout (`<invoke><tool_name>X</tool_name><parameters>
+//! <k>v</k></parameters></invoke>`, from Anthropic's `anthropic-tools` SDK and LangChain's
+//! `ChatAnthropicTools`) is read too, inside a `<function_calls>` block: see [`beta`].
 
 use crate::calls::warning;
 use crate::framing::{Block, Close, Framing, Rule, THINK};
@@ -45,6 +47,8 @@ use crate::xml_markup::{
     decode_invokes, push_untyped, result_text, starts_line, Markup, TagStyle, ValueLayout,
 };
 use crate::{Protocol, ToolDefinitionInput};
+
+mod beta;
 
 pub const OPEN: &str = "<function_calls>";
 pub const CLOSE: &str = "</function_calls>";
@@ -169,6 +173,10 @@ impl Protocol for AnthropicXml {
                     );
                     return;
                 }
+                if beta::is_beta(body) {
+                    beta::decode(text, block, ID, out);
+                    return;
+                }
                 for invoke in decode_invokes(text, block, &MARKUP, out) {
                     push_untyped(out, text, invoke.span, ID, &invoke);
                 }
@@ -238,6 +246,31 @@ mod tests {
         let out = summary(&AnthropicXml, bare);
         assert_eq!(out["calls"][0]["args"], json!({"file_path": "/a.md"}));
         assert_eq!(out["content"], "court");
+    }
+
+    #[test]
+    fn the_claude_2_1_beta_layout_is_read() {
+        let text = "Let me check.\n<function_calls>\n<invoke>\n<tool_name>search</tool_name>\n\
+                    <parameters>\n<query>a < b</query>\n<tags><tag>x</tag><tag>y</tag></tags>\n\
+                    <n>3</n>\n</parameters>\n</invoke>\n</function_calls>";
+        let out = summary(&AnthropicXml, text);
+        assert_eq!(out["calls"][0]["name"], "search");
+        assert_eq!(
+            out["calls"][0]["args"],
+            json!({"query": "a < b", "tags": {"tag": ["x", "y"]}, "n": "3"})
+        );
+        assert_eq!(out["content"], "Let me check.");
+        // Deep or unbalanced nesting never panics; an unclosed argument skips its call.
+        let deep = format!(
+            "<function_calls><invoke><tool_name>f</tool_name><parameters><a>{}x{}</a>\
+             </parameters></invoke></function_calls>",
+            "<b>".repeat(100),
+            "</b>".repeat(100)
+        );
+        assert_eq!(summary(&AnthropicXml, &deep)["calls"][0]["name"], "f");
+        let broken = "<function_calls><invoke><tool_name>f</tool_name><parameters><a>1\
+                      </parameters></invoke></function_calls>";
+        assert_eq!(summary(&AnthropicXml, broken)["calls"], json!([]));
     }
 
     #[test]

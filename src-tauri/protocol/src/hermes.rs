@@ -30,6 +30,14 @@
 //! opens calls without closing its reasoning). `<|im_end|>` / `<|endoftext|>` left in a raw
 //! completion end a `<tool_call>` that was never closed.
 //!
+//! `<|im_end|>` (ChatML's end of turn) also ends the reply: it is the stop token of the models
+//! that write this format (Hermes 2 Pro's and Qwen's `eos_token`; llama.cpp's vocabulary loader
+//! counts it as end-of-generation, and vLLM and SGLang stop at the model's EOS tokens), so no
+//! reference parser ever sees text after it. A raw completion that runs on (the next
+//! `<|im_start|>` turn, a made-up `<tool_response>`, more calls) is not read, with a warning,
+//! as llama3_json does at `<|eot_id|>`. `<|endoftext|>` only ends an unclosed call: glaive-style
+//! transcripts put several turns around it.
+//!
 //! Hermes 2 Pro writes Python dicts too (`{'arguments': {…}, 'name': …}`), and its authors'
 //! parser (Hermes-Function-Calling `utils.py`) falls back to `ast.literal_eval` when `json.loads`
 //! fails; so does this one, for `<tool_call>` bodies, with a warning.
@@ -69,8 +77,10 @@ const FRAMING: Framing = Framing {
         Rule::call("<json>", Close::Marker("</json>")).lenient(),
         Rule::call("<JSON>", Close::Marker("</JSON>")).lenient(),
         Rule::call("<xml>", Close::Marker("</xml>")).lenient(),
-        // Left in raw completions; they end an unclosed final call.
-        Rule::end_of_turn("<|im_end|>"),
+        // Left in raw completions; they end an unclosed final call. `<|im_end|>` is also where
+        // the model stops (see the module docs): what a raw completion writes after it is not
+        // read.
+        Rule::end_of_turn("<|im_end|>").ends_reply(),
         Rule::end_of_turn("<|endoftext|>"),
         // llama.cpp's open pattern without a tag: a bare `<function=NAME>{…}</function>`, and a
         // call object standing on its own (also in a ```` ```json ```` fence). Read when hermes

@@ -20,6 +20,10 @@
 //! `<think>` in the prompt, so text before a lone `</think>` is reasoning; a `<think>` never
 //! closed ends at its first `<tool_call>` if `<function=` follows. `<|im_end|>` and
 //! `<|endoftext|>` left in a raw completion end a `<tool_call>` that was never closed.
+//! `<|im_end|>` also ends the reply, as in hermes: it is the model's stop token (Qwen's
+//! `eos_token`; an end-of-generation token to llama.cpp; vLLM and SGLang stop there), so text a
+//! raw completion writes after it (the next turn, a made-up `<tool_response>`) is not read, with
+//! a warning.
 //!
 //! Values are text: exactly one newline after `<parameter=KEY>` and one before `</parameter>`
 //! belong to the layout and are removed (vLLM's `qwen3coder_tool_parser`); when the model
@@ -93,7 +97,8 @@ const FRAMING: Framing = Framing {
             .lenient()
             .markup_body(),
         Rule::call(FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
-        Rule::end_of_turn("<|im_end|>"),
+        // Also where the model stops: what a raw completion writes after it is not read.
+        Rule::end_of_turn("<|im_end|>").ends_reply(),
         // Seed-OSS writes the same functions inside its own block: that block is Seed-OSS's, so
         // auto-detect does not see a second reading of the reply (and named, it says why).
         Rule::call(crate::seed_oss::OPEN, Close::Marker(crate::seed_oss::CLOSE)).lenient(),

@@ -9,7 +9,8 @@
 //!
 //! Follows vLLM's `solar_open2` parser (`vllm/tool_parsers/solar_open2_tool_parser.py`,
 //! `SolarOpen2ToolParser`) and its tests: the name is the rest of the opener's line; a call ends
-//! at `<|tool_call:end|>` or, when the model dropped it, at the next `<|tool_call:start|>`; a
+//! at `<|tool_call:end|>` or, when the model dropped it, at the next `<|tool_call:start|>` (the
+//! call is kept, with a warning: `test_dropped_call_end_recovers_both_calls`); a
 //! value ends at `<|tool_arg:end|>`, or at the next `<|tool_arg:start|>` or the call's end when
 //! that sentinel was dropped; a repeated argument keeps its first value. Values are raw text,
 //! typed from the method's schema by the engine (the reference coerces them the same way, and
@@ -46,9 +47,9 @@ const FRAMING: Framing = Framing {
         // Solar Open's own reasoning tokens (content in vLLM's tool parser, which sees them only
         // when no reasoning parser ran).
         Rule::reasoning("<|think:start|>", "<|think:end|>"),
-        // The scanner ends a block at the rule's next opener too (reported as not closed), so a
-        // dropped `<|tool_call:end|>` costs a warning, not the calls that follow.
-        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)),
+        // A call whose `<|tool_call:end|>` was dropped ends at the next `<|tool_call:start|>`
+        // and is still read (with a warning), as the reference's pattern ends a call at either.
+        Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE)).closed_by_next_opener(),
     ],
 };
 

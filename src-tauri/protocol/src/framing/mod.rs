@@ -10,8 +10,9 @@
 //! middle of a line of a fenced code block) is prose, not a block (`prose`); and a format whose
 //! template opens the reasoning in the prompt may start inside it ([`Rule::may_start_open`]).
 //! A format may also say where a turn really ends when its markers do not: reasoning that is
-//! never closed ends at a call opener ([`Rule::ends_unclosed_at`]), and a call block that is
-//! never closed ends at an end-of-turn token ([`Rule::end_of_turn`]).
+//! never closed ends at a call opener ([`Rule::ends_unclosed_at`]), a call block that is
+//! never closed ends at an end-of-turn token ([`Rule::end_of_turn`]) or, where the format's
+//! reference says so, at its own next opener ([`Rule::closed_by_next_opener`]).
 //!
 //! The scanner is incremental: it only ever looks at bytes it has not decided yet (plus a
 //! marker's length of look-behind while a marker may still be arriving), so feeding a reply in
@@ -129,6 +130,12 @@ pub struct Rule {
     /// with), so nothing after it is the model's reply: a raw completion that runs on past it
     /// (the next turn's header, a made-up tool result, more calls) is not read, with a warning.
     pub ends_reply: bool,
+    /// Delimited call blocks ([`Close::Marker`]) only: the rule's own next opener also ends
+    /// a block, which is then decoded as complete, with a warning that its closing marker is
+    /// missing, instead of skipped: the model dropped the closing marker and went on to its
+    /// next call (Solar Open, whose vLLM parser ends a call at the next `<|tool_call:start|>`).
+    /// A block the reply ends in is still only decoded when the rule is [`Rule::lenient`].
+    pub reopen_closes: bool,
     /// Delimited call blocks whose body holds JSON: a closing marker, or the rule's own opener,
     /// inside a JSON string of the body is text, not the block's end (see [`Rule::json_body`]).
     pub json_strings: bool,
@@ -160,6 +167,7 @@ impl Rule {
             early_end: None,
             ends_turn: false,
             ends_reply: false,
+            reopen_closes: false,
             json_strings: false,
             tags_on_own: false,
         }
@@ -239,6 +247,12 @@ impl Rule {
     /// server stops it (Llama 3's `<|eom_id|>` and `<|eot_id|>`).
     pub const fn ends_reply(mut self) -> Self {
         self.ends_reply = true;
+        self
+    }
+
+    /// See [`Rule::reopen_closes`].
+    pub const fn closed_by_next_opener(mut self) -> Self {
+        self.reopen_closes = true;
         self
     }
 

@@ -29,6 +29,16 @@ const TURNS: Framing = Framing {
     ],
 };
 
+/// Call blocks that their own next opener also ends (a dropped closing marker), beside an
+/// end-of-turn token.
+const REOPEN: Framing = Framing {
+    rules: &[
+        THINK,
+        Rule::call("<call>", Close::Marker("</call>")).closed_by_next_opener(),
+        Rule::end_of_turn("<eot>"),
+    ],
+};
+
 const UNTIL_NEXT: Framing = Framing {
     rules: &[THINK, Rule::call(">>>", Close::UntilNext)],
 };
@@ -142,6 +152,28 @@ fn an_unclosed_block_is_cut_at_the_next_one_and_decoded_at_the_end() {
         s.diagnostics
     );
     assert_eq!(s.diagnostics[1].0, Severity::Warning);
+}
+
+#[test]
+fn a_block_its_next_opener_ends_is_decoded_when_the_rule_says_so() {
+    let s = whole(REOPEN, "<call>a <call>b</call> x <call>c <eot> y <call>d");
+    assert_eq!(
+        s.blocks,
+        vec![
+            (1, "<call>a ".into(), "a ".into(), true),
+            (1, "<call>b</call>".into(), "b".into(), true),
+        ]
+    );
+    // An end-of-turn token in the block, or the reply's end, still only reports it: the rule
+    // is not lenient.
+    assert_eq!(
+        s.diagnostics.iter().map(|d| d.0).collect::<Vec<_>>(),
+        vec![Severity::Warning, Severity::Error, Severity::Error]
+    );
+    assert!(s.diagnostics[0].1.contains("parsed up to the next one"));
+    assert!(s.diagnostics[1].1.contains("end-of-turn"));
+    assert_eq!(s.body_text, vec!["a ", "b"]);
+    assert_eq!(s.content, " x  y ");
 }
 
 #[test]
@@ -357,7 +389,7 @@ proptest! {
         chunks in proptest::collection::vec(1usize..7, 0..60),
     ) {
         let text: String = parts.concat();
-        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT, START_OPEN, TURNS] {
+        for framing in [TAGS, JSON_AFTER, UNTIL_NEXT, START_OPEN, TURNS, REOPEN] {
             prop_assert_eq!(summarise(framing, &text, &chunks), whole(framing, &text));
         }
     }

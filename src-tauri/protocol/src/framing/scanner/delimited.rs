@@ -20,6 +20,8 @@ impl Scanner {
             (Severity::Warning, "parsed up to the end of the reply")
         } else if r.lenient_end && why == TURN {
             (Severity::Warning, "parsed up to the token")
+        } else if self.reopen_closes(rule, why) {
+            (Severity::Warning, "parsed up to the next one")
         } else {
             (Severity::Error, "the block is skipped")
         };
@@ -29,6 +31,16 @@ impl Scanner {
             format!("{what}: {why}; {outcome}"),
             span,
         )
+    }
+
+    /// Whether the open block, cut short for `why`, ends at its rule's next opener as if closed
+    /// ([`super::super::Rule::reopen_closes`]; delimited call blocks only).
+    fn reopen_closes(&self, rule: usize, why: &str) -> bool {
+        let r = self.framing.rules[rule];
+        why == ANOTHER
+            && r.reopen_closes
+            && r.kind == BlockKind::Call
+            && matches!(r.close, Close::Marker(_))
     }
 
     /// Cuts the open block short at `at` (a new block starts there, or the reply ends).
@@ -46,10 +58,12 @@ impl Scanner {
         if r.kind == BlockKind::Call {
             events.push(ScanEvent::Diagnostic(self.unclosed(rule, span, why)));
         }
-        let decode = r.lenient_end && (why == END || why == TURN);
+        let reopened = self.reopen_closes(rule, why);
+        let decode = (r.lenient_end && (why == END || why == TURN)) || reopened;
         if decode || r.kind != BlockKind::Call {
-            // A turn the model ended itself is not cut off: its arguments are all there.
-            self.end_block(rule, span, body_start, at, why == TURN, events);
+            // A turn the model ended itself, or a call it followed with its next one, is not
+            // cut off: its arguments are all there.
+            self.end_block(rule, span, body_start, at, why == TURN || reopened, events);
         } else {
             self.report_body(rule, at, events);
             self.pos = at;

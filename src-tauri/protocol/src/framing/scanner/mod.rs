@@ -290,11 +290,25 @@ impl Scanner {
     }
 
     /// At the end of a reply that a stop token ended: what follows the token is reported once,
-    /// and is neither content nor calls.
+    /// and is neither content nor calls. Layout and the format's other end-of-turn tokens
+    /// (`<|im_end|>` then `<|endoftext|>`, as a raw completion pads its end) are not reported.
     fn past_the_end(&mut self, bytes: &[u8], rule: usize, events: &mut Vec<ScanEvent>) {
-        let rest = &bytes[self.pos.min(bytes.len())..];
-        let lead = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
-        let start = self.pos + lead;
+        let mut start = self.pos.min(bytes.len());
+        loop {
+            start += bytes[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+            let rest = &bytes[start..];
+            let token = self.framing.rules.iter().find_map(|r| match r.open {
+                Open::Marker(m) if r.ends_turn && rest.starts_with(m.as_bytes()) => Some(m.len()),
+                _ => None,
+            });
+            match token {
+                Some(len) => start += len,
+                None => break,
+            }
+        }
         if start < bytes.len() {
             let token = self.framing.rules[rule].open.text();
             events.push(ScanEvent::Diagnostic(diagnostic(
