@@ -139,6 +139,10 @@ pub struct Source {
     changed: Arc<tokio::sync::watch::Sender<u64>>,
     /// The steps of its last sign-in, kept across reconnections.
     trace: Arc<SignInTrace>,
+    /// Whether something has started it (or is about to): the startup's
+    /// [`McpSources::start_all`] leaves such a server alone, so a server added or approved
+    /// while startup is still under way is not connected twice.
+    pub(crate) started: std::sync::atomic::AtomicBool,
 }
 
 impl Source {

@@ -427,3 +427,27 @@ async fn names_that_clash_are_refused_and_the_list_and_approvals_persist() {
     assert!(registry.get("test").is_none());
     again.shutdown();
 }
+
+/// The app's startup connects the saved servers in the background (`start_all`). A server the
+/// person added and approved before that task ran was connected a second time, and the
+/// approval answered "connecting" while the second connection replaced the first (seen as a
+/// flaky elicitation test under load). Startup now leaves servers something else started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_leaves_alone_a_server_added_and_approved_meanwhile() {
+    let registry = Arc::new(toolscope_engine::Registry::new());
+    let sources = McpSources::new(Arc::clone(&registry), SourceOptions::default());
+    ready(&sources, test_server("test", &[])).await;
+    let changes = sources.subscribe();
+    let before = *changes.borrow();
+    sources.start_all().await;
+    assert_eq!(
+        *changes.borrow(),
+        before,
+        "start_all reconnected a server that was already up"
+    );
+    assert!(matches!(
+        sources.state("test").expect("kept").status,
+        SourceStatus::Ready { .. }
+    ));
+    sources.shutdown();
+}

@@ -2,6 +2,7 @@
 //! view and the CLI drive MCP through it alone.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::join_all;
@@ -52,7 +53,7 @@ impl McpSources {
         set.files = Some(files);
         *set.approvals.get_mut().unwrap_or_else(|e| e.into_inner()) = approvals;
         for server in servers {
-            if let Err(e) = set.insert(server) {
+            if let Err(e) = set.insert(server, false) {
                 warnings.push(e.to_string());
             }
         }
@@ -78,14 +79,21 @@ impl McpSources {
     }
 
     /// Connects every enabled server whose command line is approved, all at once.
+    /// Servers something else already started (added, approved or restarted meanwhile) are
+    /// left to that start.
     pub async fn start_all(&self) {
-        let sources: Vec<Arc<Source>> = self.map().values().cloned().collect();
+        let sources: Vec<Arc<Source>> = self
+            .map()
+            .values()
+            .filter(|s| !s.started.swap(true, Ordering::SeqCst))
+            .cloned()
+            .collect();
         join_all(sources.iter().map(|s| self.start(s))).await;
     }
 
     /// Adds a server and starts it if it may be started.
     pub async fn add(&self, config: McpServerConfig) -> Result<SourceState, SourceError> {
-        let source = self.insert(config)?;
+        let source = self.insert(config, true)?;
         self.save()?;
         self.start(&source).await;
         Ok(source.state())
@@ -99,7 +107,7 @@ impl McpSources {
     ) -> Result<SourceState, SourceError> {
         let old = self.get(name)?;
         let removed = self.map().remove(name);
-        match self.insert(config) {
+        match self.insert(config, true) {
             Ok(source) => {
                 old.disconnect();
                 if old.tool_id != source.tool_id {
@@ -160,7 +168,7 @@ impl McpSources {
         let mut report = import(text)?;
         let mut added = Vec::new();
         for server in std::mem::take(&mut report.servers) {
-            match self.insert(server.clone()) {
+            match self.insert(server.clone(), false) {
                 Ok(_) => added.push(server),
                 Err(e) => report.warnings.push(e.to_string()),
             }
@@ -172,7 +180,9 @@ impl McpSources {
         Ok(report)
     }
 
-    fn insert(&self, config: McpServerConfig) -> Result<Arc<Source>, SourceError> {
+    /// Adds `config` to the set; `started` when the caller starts it right away (else
+    /// [`Self::start_all`] will).
+    fn insert(&self, config: McpServerConfig, started: bool) -> Result<Arc<Source>, SourceError> {
         let name = config.name.trim().to_owned();
         if name.is_empty() {
             return Err(SourceError::EmptyName);
@@ -218,6 +228,7 @@ impl McpSources {
             registry: Arc::clone(&self.registry),
             changed: Arc::clone(&self.changed),
             trace: Arc::default(),
+            started: AtomicBool::new(started),
         });
         map.insert(name, Arc::clone(&source));
         drop(map);
@@ -270,6 +281,7 @@ impl McpSources {
     }
 
     async fn start_with(&self, source: &Arc<Source>, policy: SignInPolicy) {
+        source.started.store(true, Ordering::SeqCst);
         if !source.config.enabled {
             source.disconnect();
             self.registry.unregister(&source.tool_id);
