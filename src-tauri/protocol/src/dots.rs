@@ -41,7 +41,7 @@
 use crate::calls::{push_json_calls, warning};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::minimax_m2;
-use crate::prompt::function_definitions;
+use crate::prompt::tools_in_xml_tags;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::{decode_invokes, push_untyped, result_text, Markup};
@@ -78,16 +78,9 @@ impl Protocol for Dots {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from(
-            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
-             You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n",
-        );
-        for definition in function_definitions(tools) {
-            out.push_str(&definition.to_string());
-            out.push('\n');
-        }
+        let mut out = tools_in_xml_tags(tools);
         out.push_str(
-            "</tools>\n\nTo call functions, write them inside <dots_function_call></dots_function_call> \
+            "To call functions, write them inside <dots_function_call></dots_function_call> \
              tags, one <invoke> element per call:\n<dots_function_call>\n\
              <invoke name=\"function-name\">\n\
              <parameter name=\"param-name\">param-value</parameter>\n</invoke>\n\

@@ -47,7 +47,7 @@ use crate::arg_pairs::{CallContext, PairReader, GLM, LITERAL_NEWLINE};
 use crate::calls::{error, push_request, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::hermes::{CALL_CLOSE, CALL_OPEN};
-use crate::prompt::function_definitions;
+use crate::prompt::tools_in_xml_tags;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::{insert_arg, result_text};
@@ -83,16 +83,9 @@ impl Protocol for Glm45 {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from(
-            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
-             You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n",
-        );
-        for definition in function_definitions(tools) {
-            out.push_str(&definition.to_string());
-            out.push('\n');
-        }
+        let mut out = tools_in_xml_tags(tools);
         out.push_str(
-            "</tools>\n\nFor each function call, output the function name and arguments within \
+            "For each function call, output the function name and arguments within \
              the following XML format:\n<tool_call>{function-name}\n\
              <arg_key>{arg-key-1}</arg_key>\n<arg_value>{arg-value-1}</arg_value>\n\
              <arg_key>{arg-key-2}</arg_key>\n<arg_value>{arg-value-2}</arg_value>\n...\n\

@@ -46,7 +46,7 @@ use crate::calls::{error, parse_json, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
 use crate::glm45::Glm45;
 use crate::hermes::{CALL_CLOSE, CALL_OPEN};
-use crate::prompt::function_definitions;
+use crate::prompt::tools_in_xml_tags;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -77,16 +77,9 @@ impl Protocol for Glm53Flash {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from(
-            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
-             You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n",
-        );
-        for definition in function_definitions(tools) {
-            out.push_str(&definition.to_string());
-            out.push('\n');
-        }
+        let mut out = tools_in_xml_tags(tools);
         out.push_str(
-            "</tools>\n\nFor each function call, output the function name and its arguments as \
+            "For each function call, output the function name and its arguments as \
              a JSON object:\n<tool_call>{function-name}>{\"arg-key-1\": arg-value-1}\n",
         );
         out

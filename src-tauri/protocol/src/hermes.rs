@@ -52,7 +52,7 @@ use crate::calls::{
     error, find_marker_in, push_json_calls, push_named_call, push_value_calls, warning,
 };
 use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK_MAY_START_OPEN};
-use crate::prompt::{function_definitions, result_value};
+use crate::prompt::{result_value, tools_in_xml_tags};
 use crate::pylit::parse_python_literal;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -117,16 +117,9 @@ impl Protocol for Hermes {
     }
 
     fn generate_tool_definitions(&self, tools: &[ToolDefinitionInput]) -> String {
-        let mut out = String::from(
-            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
-             You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n",
-        );
-        for definition in function_definitions(tools) {
-            out.push_str(&definition.to_string());
-            out.push('\n');
-        }
+        let mut out = tools_in_xml_tags(tools);
         out.push_str(
-            "</tools>\n\nFor each function call, return a json object with function name and \
+            "For each function call, return a json object with function name and \
              arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n\
              {\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>\n",
         );

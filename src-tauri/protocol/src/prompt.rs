@@ -41,6 +41,22 @@ pub fn function_definitions(tools: &[ToolDefinitionInput]) -> Vec<Value> {
     })
 }
 
+/// The tools section of Qwen's chat template, which Hermes, GLM-4.5 and the templates built on
+/// them repeat word for word: a heading, then one JSON function definition per line inside
+/// `<tools>`. It ends after `</tools>` and a blank line; each format then says how to call.
+pub fn tools_in_xml_tags(tools: &[ToolDefinitionInput]) -> String {
+    let mut out = String::from(
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
+         You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n",
+    );
+    for definition in function_definitions(tools) {
+        out.push_str(&definition.to_string());
+        out.push('\n');
+    }
+    out.push_str("</tools>\n\n");
+    out
+}
+
 /// A JSON payload as API formats show it: pretty-printed.
 /// The tools for a model whose chat template is not published: a heading and one compact JSON
 /// schema per line, the plainest listing the formats that have no wording of their own share.
