@@ -185,13 +185,22 @@ pub(super) fn is_marker(open: Open) -> bool {
 }
 
 /// Whether a block of a rule opening with `open` starts at `at`, and where its body starts.
-/// `None` for openings that only count at the start of the reply.
-pub(super) fn opens_at(bytes: &[u8], at: usize, open: Open, eof: bool) -> Option<(Match, usize)> {
+/// `None` for openings that only count at the start of the reply. The reply starts afresh at
+/// `fresh_from` (after reasoning): an object or list there stands on its own ([`after_prose`]).
+pub(super) fn opens_at(
+    bytes: &[u8],
+    at: usize,
+    open: Open,
+    eof: bool,
+    fresh_from: usize,
+) -> Option<(Match, usize)> {
     match open {
         Open::Marker(marker) => Some((match_at(bytes, at, marker, eof), at + marker.len())),
         Open::CallId(marker) => Some((call_id_at(bytes, at, marker, eof), at + marker.len())),
-        Open::ObjectWithKey(keys) => Some((object_with_key_at(bytes, at, keys, eof), at)),
-        Open::ObjectList(keys) => Some((object_list_at(bytes, at, keys, eof), at)),
+        Open::ObjectWithKey(keys) => {
+            Some((object_with_key_at(bytes, at, keys, eof, fresh_from), at))
+        }
+        Open::ObjectList(keys) => Some((object_list_at(bytes, at, keys, eof, fresh_from), at)),
         Open::CallList => Some((call_list_at(bytes, at, eof), at)),
         Open::TextStart(_) => None,
     }
@@ -230,12 +239,19 @@ pub fn call_id_at(bytes: &[u8], at: usize, marker: &str, eof: bool) -> Match {
 }
 
 /// Whether the byte before `at` (whitespace skipped) leaves a `{` there standing on its own:
-/// the reply's start or prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds
+/// the reply's start (or nothing but whitespace since `fresh_from`, where reasoning ended) or
+/// prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds
 /// that object), a list or object around it (`[`, `,`, `{`, `}`, a key's `":`), a Python
 /// argument (`(`, `=`) or a `;`-separated call list a block already holds (Llama's
 /// `<|python_tag|>{…};{…}`).
-fn after_prose(bytes: &[u8], at: usize) -> bool {
-    let before = |end: usize| bytes[..end].iter().rposition(|b| !b.is_ascii_whitespace());
+fn after_prose(bytes: &[u8], at: usize, fresh_from: usize) -> bool {
+    let before = |end: usize| {
+        let from = fresh_from.min(end);
+        bytes[from..end]
+            .iter()
+            .rposition(|b| !b.is_ascii_whitespace())
+            .map(|offset| from + offset)
+    };
     let Some(prev) = before(at) else {
         return true;
     };
@@ -248,8 +264,14 @@ fn after_prose(bytes: &[u8], at: usize) -> bool {
 
 /// A `{` at `at`, standing on its own ([`after_prose`]), whose first key is one of `keys`
 /// (quoted).
-fn object_with_key_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
-    if !after_prose(bytes, at) {
+fn object_with_key_at(
+    bytes: &[u8],
+    at: usize,
+    keys: &[&str],
+    eof: bool,
+    fresh_from: usize,
+) -> Match {
+    if !after_prose(bytes, at, fresh_from) {
         return Match::No;
     }
     object_with_key_at_any(bytes, at, keys, eof)
@@ -257,8 +279,8 @@ fn object_with_key_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Matc
 
 /// A `[` at `at`, standing on its own ([`after_prose`]), whose first element is an object
 /// whose first key is one of `keys` (quoted): a list of calls ([`super::Open::ObjectList`]).
-fn object_list_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool) -> Match {
-    if bytes.get(at) != Some(&b'[') || !after_prose(bytes, at) {
+fn object_list_at(bytes: &[u8], at: usize, keys: &[&str], eof: bool, fresh_from: usize) -> Match {
+    if bytes.get(at) != Some(&b'[') || !after_prose(bytes, at, fresh_from) {
         return Match::No;
     }
     let first = skip_whitespace(bytes, at + 1);

@@ -51,6 +51,7 @@ pub enum Open {
     /// `"\"name\""`), as models write a bare call after a sentence. The `{` belongs to the body.
     /// Never right after `[`, `,` or `:`: an object there is an element or a value of a larger
     /// document (a call list, an API response), which the formats of those documents own.
+    /// Nor after a tag, unless that tag closes reasoning: the reply starts afresh there.
     ObjectWithKey(&'static [&'static str]),
     /// A JSON list standing where an [`Open::ObjectWithKey`] object could (not after a tag, a
     /// bracket, a separator or a key), whose first element is an object whose first key is one

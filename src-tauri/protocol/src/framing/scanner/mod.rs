@@ -68,6 +68,9 @@ pub struct Scanner {
     turn_at: Option<usize>,
     /// No content yet (only whitespace and reasoning): `Open::TextStart` rules may still match.
     at_text_start: bool,
+    /// Where the last reasoning block ended: the reply starts afresh there, so a call object
+    /// right after `</think>` stands on its own as at the reply's start.
+    fresh_from: usize,
     state: State,
     /// Where each marker searched for (a closing or inner marker) is known to be missing, one
     /// entry per marker: reasoning that never closes but ends early at a call is followed by
@@ -114,6 +117,7 @@ impl Scanner {
             body_reported: 0,
             turn_at: None,
             at_text_start: true,
+            fresh_from: 0,
             state: State::Outside,
             absent: Vec::new(),
             start_open_searched,
@@ -277,8 +281,10 @@ impl Scanner {
         self.content_from = span.end;
         self.prose.skip_to(span.end);
         // Reasoning does not count as text: a pythonic list may still follow it.
-        if r.kind == BlockKind::Call {
-            self.at_text_start = false;
+        match r.kind {
+            BlockKind::Call => self.at_text_start = false,
+            BlockKind::Reasoning => self.fresh_from = span.end,
+            BlockKind::Token => {}
         }
         self.state = if r.ends_reply {
             State::Finished { rule }
@@ -370,7 +376,7 @@ impl Scanner {
             let mut partial = false;
             let mut quoted = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
-                match opens_at(bytes, i, rule.open, eof) {
+                match opens_at(bytes, i, rule.open, eof, self.fresh_from) {
                     Some((Match::Yes, body_start)) => match self.prose.quoted(bytes, i, eof) {
                         Quoted::No => {
                             self.begin(index, i, body_start, events);
@@ -413,7 +419,7 @@ impl Scanner {
             i += self.open_first.find(&bytes[i..])?;
             let mut partial = false;
             for rule in self.framing.rules {
-                match opens_at(bytes, i, rule.open, eof) {
+                match opens_at(bytes, i, rule.open, eof, self.fresh_from) {
                     Some((Match::Yes, body_start)) if body_start > i || !is_marker(rule.open) => {
                         return Some((i, Match::Yes))
                     }
@@ -433,7 +439,7 @@ impl Scanner {
         self.framing.rules.iter().any(|rule| {
             // At the reply's start the format's own text-start rule reads a call list.
             rule.open != Open::CallList
-                && opens_at(bytes, self.pos, rule.open, eof)
+                && opens_at(bytes, self.pos, rule.open, eof, self.fresh_from)
                     .is_some_and(|(hit, _)| hit != Match::No)
         })
     }
