@@ -394,3 +394,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_call_object_right_after_reasoning_stands_on_its_own() {
+    const OBJECTS: Framing = Framing {
+        rules: &[
+            THINK_MAY_START_OPEN,
+            Rule::object_with_key(&["\"n\""], JSON_VALUE).lenient(),
+            Rule::call("<x>", Close::Marker("</x>")),
+        ],
+    };
+    let object = r#"{"n": 1}"#;
+    for text in [
+        format!("<think>why</think>\n\n{object}"),
+        format!("why, opened in the prompt</think>{object}"),
+    ] {
+        for chunks in [&[][..], &[1; 64][..]] {
+            let s = summarise(OBJECTS, &text, chunks);
+            let blocks: Vec<&str> = s.blocks.iter().map(|b| b.2.as_str()).collect();
+            assert_eq!(blocks, vec![object], "{text:?} fed in {chunks:?}");
+        }
+    }
+    // After any other tag the object belongs to that tag's format, as before.
+    assert!(whole(OBJECTS, &format!("<y>{object}")).blocks.is_empty());
+}

@@ -57,6 +57,7 @@ impl Scanner {
                 self.content_from = end;
                 self.body_reported = end;
                 self.prose.skip_to(end);
+                self.fresh_from = end;
                 self.start_open_searched = None;
                 true
             }
