@@ -1,5 +1,7 @@
 //! Salesforce xLAM: the reply is a JSON list of calls, `[{"name": …, "arguments": {…}}]`,
-//! bare or in a ```json fence (sometimes after `<think>`).
+//! bare or in a ```json fence (sometimes after `<think>`), or in a fence with no language, as
+//! vLLM's `preprocess_model_output` also reads (its pattern makes `json` optional). Such a fence
+//! holding anything but a list (code, another language, one object) stays content.
 //!
 //! xLAM's system prompt asks for exactly that list and nothing else; results go back as a
 //! JSON list of `{"name", "results"}` objects.
@@ -29,8 +31,14 @@ const FRAMING: Framing = Framing {
         Rule::at_text_start("[", JSON_VALUE).lenient(),
         // Another format's wrapper (see the module docs); not in the signature.
         Rule::call("<tool_call>", Close::Marker("</tool_call>")).lenient(),
+        // A fence without `json` (after the rule above it, so ```json stays that rule's). Not in
+        // the signature either: every fenced snippet would make a reply an xLAM candidate.
+        Rule::call("```", Close::Marker("```")).lenient(),
     ],
 };
+
+/// Index of the fence without a language into [`FRAMING`]'s rules.
+const BARE_FENCE_RULE: usize = 4;
 
 /// Rules before this index make xlam's auto-detect signature.
 const WRAPPER_RULES: usize = 3;
@@ -77,6 +85,17 @@ impl Protocol for Xlam {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
+        let body = text
+            .get(block.body.start..block.body.end)
+            .unwrap_or_default();
+        if block.rule == BARE_FENCE_RULE && !body.trim_start().starts_with('[') {
+            // Another snippet (code, a language tag, an object): vLLM only reads a JSON list.
+            out.content.push_str(
+                text.get(block.span.start..block.span.end)
+                    .unwrap_or_default(),
+            );
+            return;
+        }
         push_json_calls(
             out,
             text,

@@ -418,3 +418,24 @@ fn a_call_object_right_after_reasoning_stands_on_its_own() {
     // After any other tag the object belongs to that tag's format, as before.
     assert!(whole(OBJECTS, &format!("<y>{object}")).blocks.is_empty());
 }
+
+#[test]
+fn a_longer_marker_of_an_earlier_rule_is_waited_for() {
+    const FENCES: Framing = Framing {
+        rules: &[
+            Rule::call("```json", Close::Marker("```")).lenient(),
+            Rule::call("```", Close::Marker("```")).lenient(),
+        ],
+    };
+    for text in ["```json\n[1]\n```", "```\n[1]\n```"] {
+        let batch = whole(FENCES, text);
+        for size in [1, 2, 4] {
+            assert_eq!(
+                summarise(FENCES, text, &[size; 32]),
+                batch,
+                "{text:?} in {size}s"
+            );
+        }
+    }
+    assert_eq!(whole(FENCES, "```json\n[1]\n```").blocks[0].0, 0);
+}

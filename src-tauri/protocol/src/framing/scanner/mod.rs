@@ -377,6 +377,9 @@ impl Scanner {
             let mut quoted = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
                 match opens_at(bytes, i, rule.open, eof, self.fresh_from) {
+                    // An earlier rule's longer marker may still arrive here (```json before
+                    // ```): it would win, so wait for the bytes that decide.
+                    Some((Match::Yes, _)) if partial => break,
                     Some((Match::Yes, body_start)) => match self.prose.quoted(bytes, i, eof) {
                         Quoted::No => {
                             self.begin(index, i, body_start, events);
