@@ -158,9 +158,7 @@ impl Protocol for AnthropicXml {
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         match block.rule {
             BLOCK_RULE => {
-                let body = text
-                    .get(block.body.start..block.body.end)
-                    .unwrap_or_default();
+                let body = block.body_text(text);
                 if crate::olmo3::holds_python_calls(body) {
                     warning(
                         out,

@@ -81,7 +81,7 @@ impl Protocol for Apertus {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text.get(block.body.start..block.body.end).unwrap_or("");
+        let body = block.body_text(text);
         if !body.trim_start().starts_with('[') {
             push_short_form(out, text, block.body, "the call after <|tools_prefix|>");
             return;

@@ -104,9 +104,7 @@ impl Protocol for Dots {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         let trimmed = body.trim();
         // The references' fallback: a body that is not `<invoke …>` markup is a JSON call.
         if trimmed.starts_with('{') || trimmed.starts_with('[') {

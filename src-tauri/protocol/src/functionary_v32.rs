@@ -67,9 +67,7 @@ impl Protocol for FunctionaryV32 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         let (name, rest_at) = match body.find('\n') {
             Some(nl) => (body[..nl].trim(), nl + 1),
             None => (body.trim(), body.len()),

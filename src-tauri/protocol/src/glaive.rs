@@ -88,9 +88,7 @@ impl Protocol for Glaive {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         // A model that drops the quotes writes plain JSON (`true`, an arguments object): that is
         // no fault, so JSON is tried before the lenient reading, which warns.
         let strict = match parse_python_literal(body) {

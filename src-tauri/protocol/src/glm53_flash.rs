@@ -95,7 +95,7 @@ impl Protocol for Glm53Flash {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let end = block.body.end.min(text.len());
-        let body = text.get(block.body.start..end).unwrap_or_default();
+        let body = block.body_text(text);
         let start = block.body.start + (body.len() - body.trim_start().len());
         let rest = body.trim_start();
         let name_len = rest.find(['>', '\n', '<']).unwrap_or(rest.len());

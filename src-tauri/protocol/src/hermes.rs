@@ -154,9 +154,7 @@ impl Protocol for Hermes {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         let lead = body.len() - body.trim_start().len();
         match block.rule {
             TOOL_CALL_RULE if body.trim_start().starts_with(FUNCTION_OPEN) => {

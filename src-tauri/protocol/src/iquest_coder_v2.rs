@@ -103,7 +103,7 @@ impl Protocol for IquestCoderV2 {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let end = block.body.end.min(text.len());
-        let body = text.get(block.body.start..end).unwrap_or_default();
+        let body = block.body_text(text);
         let name_len = body.find(KEY_OPEN).unwrap_or(body.len());
         let name = body[..name_len].trim();
         if name.is_empty() || name.contains(char::is_whitespace) || name.contains('<') {

@@ -109,7 +109,7 @@ impl Protocol for K2V3 {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let end = block.body.end.min(text.len());
-        let body = text.get(block.body.start..end).unwrap_or_default();
+        let body = block.body_text(text);
         let lead = body.len() - body.trim_start().len();
         let start = block.body.start + lead;
         let rest = body.trim();

@@ -106,9 +106,7 @@ impl Protocol for KimiK2 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         // A stripped call's id begins with its opener (`functions.`), the others' in the body.
         let stripped = matches!(
             FRAMING.rules.get(block.rule).map(|r| r.open),

@@ -81,9 +81,7 @@ impl Protocol for Lfm2 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         if let Some(code) = fenced_code(body) {
             // MiniCPM3: Python call statements in a Markdown fence.
             let code = Span::new(block.body.start + code.start, block.body.start + code.end);

@@ -211,9 +211,7 @@ fn is_call_object(json: &str) -> bool {
 /// object read to tell is the call that is pushed. Text that is not valid JSON gets the shared
 /// decoder's diagnostic, with its position.
 fn decode_in_prose(text: &str, block: &Block, out: &mut ParseOutput) {
-    let slice = text
-        .get(block.body.start..block.body.end)
-        .unwrap_or_default();
+    let slice = block.body_text(text);
     match serde_json::from_str::<Map<String, Value>>(slice) {
         Ok(object) if object.contains_key("parameters") || object.contains_key("arguments") => {
             match call_from_json(Value::Object(object)) {
@@ -233,9 +231,7 @@ fn decode_in_prose(text: &str, block: &Block, out: &mut ParseOutput) {
 
 /// What follows `<|python_tag|>`: JSON calls, a built-in tool call, or code.
 fn decode_python_tag(text: &str, block: &Block, out: &mut ParseOutput) {
-    let body = text
-        .get(block.body.start..block.body.end)
-        .unwrap_or_default();
+    let body = block.body_text(text);
     let tag = FRAMING
         .rules
         .get(block.rule)

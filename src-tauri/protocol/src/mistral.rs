@@ -60,9 +60,7 @@ impl Protocol for Mistral {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         let value = body.trim_start();
         if value.starts_with(['[', '{']) {
             let start = block.body.start + (body.len() - value.len());

@@ -58,9 +58,7 @@ impl Protocol for Olmo3 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         if holds_invokes(body) {
             warning(
                 out,

@@ -89,7 +89,7 @@ impl Protocol for SolarOpen {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let end = block.body.end.min(text.len());
-        let body = text.get(block.body.start..end).unwrap_or_default();
+        let body = block.body_text(text);
         let Some(line_end) = body.find('\n') else {
             error(
                 out,

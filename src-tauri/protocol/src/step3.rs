@@ -97,9 +97,7 @@ impl Protocol for Step3 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         let mut calls = *block;
         match body.find(SEP) {
             Some(sep) => {

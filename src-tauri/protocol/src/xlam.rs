@@ -85,9 +85,7 @@ impl Protocol for Xlam {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         if block.rule == BARE_FENCE_RULE && !body.trim_start().starts_with('[') {
             // Another snippet (code, a language tag, an object): vLLM only reads a JSON list.
             out.content.push_str(

@@ -70,9 +70,7 @@ impl Protocol for XmlTag {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         if !block.complete && !body.trim_start().starts_with(['{', '[', '`']) {
             // The reply ends after a `<tool_code>` that starts no JSON: the tag was mentioned
             // in prose. The scanner already warned that it is not closed; keep the text.

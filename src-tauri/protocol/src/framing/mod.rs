@@ -319,6 +319,15 @@ pub struct Block {
     pub complete: bool,
 }
 
+impl Block {
+    /// The body's text in the reply it was found in (clipped to `text`, so a shorter text
+    /// gives what of the body it holds, never a panic).
+    pub fn body_text<'t>(&self, text: &'t str) -> &'t str {
+        text.get(self.body.start..self.body.end.min(text.len()))
+            .unwrap_or_default()
+    }
+}
+
 /// What the scanner reports, in reply order. Spans are into the text fed so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ScanEvent {

@@ -66,9 +66,7 @@ impl Protocol for FunctionaryV2Llama3 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         let Some(nl) = body.find('\n') else {
             error(
                 out,

@@ -38,9 +38,7 @@ pub fn push_call(
     ignorable: &[&str],
     read_literals: bool,
 ) {
-    let body = text
-        .get(block.body.start..block.body.end)
-        .unwrap_or_default();
+    let body = block.body_text(text);
     let at = |offset: usize| point(text, block.body.start + offset);
     let call = match read::read_call(body, quote) {
         Ok(call) => call,

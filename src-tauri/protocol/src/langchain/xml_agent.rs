@@ -166,9 +166,7 @@ struct Steps {
 
 impl Steps {
     fn block(&mut self, text: &str, block: &Block) {
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         match block.rule {
             TOOL_RULE => {
                 self.flush(text);

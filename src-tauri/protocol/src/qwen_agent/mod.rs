@@ -116,9 +116,7 @@ impl Protocol for QwenAgent {
             );
             return;
         }
-        let body = text
-            .get(block.body.start..block.body.end)
-            .unwrap_or_default();
+        let body = block.body_text(text);
         let first_args = find_marker_in(body, ARGS);
         let head = &body[..first_args.unwrap_or(body.len())];
         let name = head.trim_start();
