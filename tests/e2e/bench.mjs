@@ -444,6 +444,7 @@ async function benchRuns(browser, appPid) {
   const clickToShown = [];
   const shownParts = [];
   const renderSamples = [];
+  const checkpoints = [];
   const chunk = Number(process.env.BENCH_RUNS_CHUNK ?? 50);
   await paintProbes(browser, appPid);
   if (via === "ui") {
@@ -639,6 +640,7 @@ async function benchRuns(browser, appPid) {
     renderSamples.push(...(outcome.renders ?? []));
     if ((from + count) % 200 === 0 || from + count === RUNS || process.env.BENCH_RUNS_MEMORY_EVERY_CHUNK) {
       const m = appMemory(appPid);
+      checkpoints.push({ runs: from + count, rss: m.rss });
       log(`  ${from + count} runs, ${ms(Date.now() - started)}: RSS ${mib(m.rss)}`);
     }
   }
@@ -698,7 +700,18 @@ async function benchRuns(browser, appPid) {
   const idle = appMemory(appPid);
   log(`  15 s later, idle: RSS ${mib(idle.rss)} (${idle.parts}), PSS ${mib(idle.pss)}`);
   log(`    by process: ${memoryByProcess(appPid)}`);
-  return { via, elapsed, memory, idle, shown, floor };
+  return { via, elapsed, memory, idle, shown, floor, steady: steadyGrowth(checkpoints) };
+}
+
+/** Growth after the first checkpoint, when the web process's warm-up (JIT, allocator pools) is
+ * over: what a leak would add per run shows here, apart from the one-off warm-up before it. */
+function steadyGrowth(checkpoints) {
+  if (checkpoints.length < 2) return null;
+  const first = checkpoints[0];
+  const last = checkpoints[checkpoints.length - 1];
+  const runs = last.runs - first.runs;
+  if (runs <= 0) return null;
+  return { from: first.runs, to: last.runs, bytes: last.rss - first.rss, per1000: ((last.rss - first.rss) * 1000) / runs };
 }
 
 async function benchSearch() {
@@ -1041,6 +1054,10 @@ async function main() {
         const after = runs.memory;
         report.push(`memory after ${RUNS} echo_echo runs via ${runs.via}: RSS ${mib(after.rss)} (${after.rss >= before.rss ? "+" : ""}${mib(after.rss - before.rss)}), PSS ${mib(after.pss)} (${after.parts}); ${(runs.elapsed / RUNS).toFixed(1)} ms per run`);
         report.push(`memory 15 s after the runs: RSS ${mib(runs.idle.rss)}, PSS ${mib(runs.idle.pss)} (${runs.idle.parts})`);
+        if (runs.steady) {
+          const signed = (bytes) => `${bytes >= 0 ? "+" : ""}${mib(bytes)}`;
+          report.push(`  of which after the warm-up (runs ${runs.steady.from} -> ${runs.steady.to}): RSS ${signed(runs.steady.bytes)}, ${signed(runs.steady.per1000)} per 1000 runs`);
+        }
         if (runs.shown) {
           report.push(`executor run through the UI (click -> result painted, ${RUNS} runs): median ${ms(runs.shown.median)}, p95 ${ms(runs.shown.p95)}, max ${ms(runs.shown.max)}`);
           if (runs.shown.toDom) {
