@@ -11,7 +11,10 @@
 //! a `function` object. A `function` string names the call when no name key is there and an
 //! arguments key is (LocalAI's grammar-mode shape, `pkg/functions/parse.go`
 //! `ParseFunctionCall`). Keys a prompt invents (`params`, `output`) are not read: no reference
-//! parser reads them by default.
+//! parser reads them by default. An object with no arguments key but other keys beside its
+//! name (`{"name": "search", "query": "x"}`, the arguments written flat) is skipped with an
+//! error naming those keys, as vLLM's hermes and llama3_json parsers reject it; llama.cpp and
+//! SGLang would run it with no arguments, dropping what the model wrote without a word.
 
 use std::fmt;
 
@@ -38,7 +41,14 @@ pub struct CallFields {
     name: Ranked,
     id: Ranked,
     arguments: Ranked,
+    /// Keys that are none of the above nor metadata (`{"name": "f", "city": "Paris"}`: the
+    /// arguments written beside the name), the first few by name, and how many there were.
+    flat_keys: Vec<String>,
+    flat_count: usize,
 }
+
+/// How many of the flat keys a message names.
+const FLAT_KEYS_NAMED: usize = 3;
 
 /// A value with the position of its key in the group's order.
 type Ranked = Option<(usize, Value)>;
@@ -48,7 +58,11 @@ enum Slot {
     Name(usize),
     Id(usize),
     Argument(usize),
-    Other,
+    /// A key a call object may carry beside its fields without meaning anything
+    /// (`"type": "function"`, a list `index`).
+    Metadata,
+    /// Any other key: a value the model wrote that is not a known field.
+    Flat(String),
 }
 
 impl Slot {
@@ -63,8 +77,10 @@ impl Slot {
             Self::Id(i)
         } else if let Some(i) = position(&ARGUMENT_KEYS) {
             Self::Argument(i)
+        } else if matches!(key, "type" | "index") {
+            Self::Metadata
         } else {
-            Self::Other
+            Self::Flat(key.to_owned())
         }
     }
 }
@@ -82,8 +98,38 @@ impl CallFields {
             Slot::Name(rank) => keep(&mut self.name, rank, value),
             Slot::Id(rank) => keep(&mut self.id, rank, value),
             Slot::Argument(rank) => keep(&mut self.arguments, rank, value),
-            Slot::Other => {}
+            Slot::Metadata => {}
+            Slot::Flat(key) => self.note_flat(key),
         }
+    }
+
+    fn note_flat(&mut self, key: String) {
+        self.flat_count += 1;
+        if self.flat_keys.len() < FLAT_KEYS_NAMED {
+            self.flat_keys.push(key);
+        }
+    }
+
+    /// Why a call without an arguments key is not read as a call without arguments: other keys
+    /// beside its name hold what the model meant as arguments. vLLM's hermes and llama3_json
+    /// parsers reject such an object (no `arguments` key); running it with none of the values
+    /// the model wrote, as a lenient reader would, hides them.
+    fn flat_arguments(&self) -> Option<String> {
+        if self.arguments.is_some() || self.flat_count == 0 {
+            return None;
+        }
+        let mut named: Vec<String> = self.flat_keys.iter().map(|k| format!("\"{k}\"")).collect();
+        if self.flat_count > named.len() {
+            named.push(format!("{} more", self.flat_count - named.len()));
+        }
+        let (keys, verb) = match named.as_slice() {
+            [one] => (one.clone(), "is"),
+            _ => (named.join(", "), "are"),
+        };
+        Some(format!(
+            "the call has no \"arguments\": {keys} beside its name {verb} not read as \
+             arguments (write {{\"name\": …, \"arguments\": {{…}}}}); the call is skipped"
+        ))
     }
 
     /// Picks the fields out of a decoded object (taking the values, not copying them).
@@ -97,6 +143,7 @@ impl CallFields {
 
     /// The call these fields describe, or why they describe none.
     pub fn into_call(self) -> Result<Call, (DiagnosticCode, String)> {
+        let flat = self.flat_arguments();
         let function_name = match self.function {
             Some(Value::Object(function)) => {
                 let mut call = Self::from_map(function).into_call()?;
@@ -135,6 +182,9 @@ impl CallFields {
                 ))
             }
         };
+        if let Some(message) = flat {
+            return Err((DiagnosticCode::UnknownKey, message));
+        }
         // The first id key present decides; an id that is not a string is no id.
         let id = match self.id {
             Some((_, Value::String(id))) => Some(id),
@@ -241,11 +291,18 @@ impl<'de, const LIST: bool> Visitor<'de> for ItemVisitor<LIST> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Visited, A::Error> {
         let mut fields = CallFields::default();
         while let Some(slot) = map.next_key::<Slot>()? {
-            if matches!(slot, Slot::Other) {
-                map.next_value::<IgnoredAny>()?;
-            } else {
-                let JsonValue(value) = map.next_value()?;
-                fields.put(slot, value);
+            match slot {
+                Slot::Metadata => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Slot::Flat(key) => {
+                    map.next_value::<IgnoredAny>()?;
+                    fields.note_flat(key);
+                }
+                slot => {
+                    let JsonValue(value) = map.next_value()?;
+                    fields.put(slot, value);
+                }
             }
         }
         Ok(Visited::Item(CallItem::Object(Box::new(fields))))
@@ -367,5 +424,38 @@ mod tests {
             read.map(|c| (c.name, c.id)),
             Ok(("f".to_owned(), Some("c1".to_owned())))
         );
+    }
+
+    #[test]
+    fn values_written_beside_the_name_are_not_dropped_silently() {
+        let args = |json: &str| call(json).map(|c| c.args);
+        // The arguments written flat: skipped, naming the keys (both routes agree).
+        let (flat, message) = args(r#"{"name": "search_files", "pattern": "*.py"}"#)
+            .expect_err("flat keys are no call");
+        assert_eq!(flat, DiagnosticCode::UnknownKey);
+        assert!(
+            message.contains("\"pattern\" beside its name is not read"),
+            "{message}"
+        );
+        let decoded = serde_json::json!({"name": "f", "a": 1, "b": 2, "c": 3, "d": 4});
+        let Value::Object(map) = decoded else {
+            unreachable!()
+        };
+        let message = CallFields::from_map(map)
+            .into_call()
+            .expect_err("flat keys are no call")
+            .1;
+        assert!(
+            message.contains("\"a\", \"b\", \"c\", 1 more beside its name are not"),
+            "{message}"
+        );
+        // A call with no arguments at all, or only metadata beside its name, is still one.
+        assert_eq!(args(r#"{"name": "now"}"#), Ok(Map::new()));
+        assert_eq!(
+            args(r#"{"type": "function", "name": "now", "index": 0}"#),
+            Ok(Map::new())
+        );
+        // Extra keys beside real arguments change nothing.
+        assert!(args(r#"{"name": "f", "arguments": {}, "note": "x"}"#).is_ok());
     }
 }
