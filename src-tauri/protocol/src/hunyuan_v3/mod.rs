@@ -31,10 +31,8 @@
 //! - without a schema a value that is a whole JSON literal becomes that literal (the crate's
 //!   default typing); the reference keeps text when the tool or property is unknown.
 
-use serde_json::Value;
-
 use crate::framing::{Block, Close, Framing, Rule, THINK_MAY_START_OPEN};
-use crate::prompt::function_definitions;
+use crate::prompt::tools_in_xml_tags;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -116,16 +114,7 @@ pub enum NameEnd {
 
 /// The tools section of the Hy3/Hy4 system prompt, with the call layout `example` shows.
 pub fn tools_prompt(tools: &[ToolDefinitionInput], example: &str) -> String {
-    let mut out = String::from(
-        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
-         You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n",
-    );
-    let definitions: Vec<String> = function_definitions(tools)
-        .iter()
-        .map(Value::to_string)
-        .collect();
-    out.push_str(&definitions.join("\n"));
-    out.push_str("\n</tools>\n\n");
+    let mut out = tools_in_xml_tags(tools);
     out.push_str(example);
     out
 }
