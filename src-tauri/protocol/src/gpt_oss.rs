@@ -31,7 +31,9 @@ pub const CALL: &str = "<|call|>";
 
 const FRAMING: Framing = Framing {
     rules: &[
-        Rule::reasoning("<|channel|>analysis<|message|>", "<|end|>"),
+        // `<|start|>` opens the next message, so no message text holds it: an analysis whose
+        // `<|end|>` a server dropped (llama-server logs) ends where the next message starts.
+        Rule::reasoning("<|channel|>analysis<|message|>", "<|end|>").also_ended_by(&["<|start|>"]),
         // The arguments end where their JSON closes: with the special tokens decoded away
         // (`to=functions.NAME json{…}`) no `<|message|>` comes before them and no `<|call|>`
         // after, and the next header follows right behind.

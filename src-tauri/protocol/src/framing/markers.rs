@@ -122,6 +122,7 @@ impl Finders {
                 Close::Marker(m) | Close::Balanced { after: m, .. } => markers.push(m),
                 Close::Immediately | Close::UntilNext => {}
             }
+            markers.extend(rule.ended_by);
         }
         markers.retain(|m| !m.is_empty());
         markers.sort_unstable();

@@ -10,7 +10,8 @@
 //! middle of a line of a fenced code block) is prose, not a block (`prose`); and a format whose
 //! template opens the reasoning in the prompt may start inside it ([`Rule::may_start_open`]).
 //! A format may also say where a turn really ends when its markers do not: reasoning that is
-//! never closed ends at a call opener ([`Rule::ends_unclosed_at`]), a call block that is
+//! never closed ends at a call opener ([`Rule::ends_unclosed_at`]), reasoning ends at a marker
+//! its text cannot hold ([`Rule::also_ended_by`]), a call block that is
 //! never closed ends at an end-of-turn token ([`Rule::end_of_turn`]) or, where the format's
 //! reference says so, at its own next opener ([`Rule::closed_by_next_opener`]).
 //!
@@ -123,6 +124,11 @@ pub struct Rule {
     /// looks like a call, and the opener starts a block as usual. Qwen3.5 and Kimi K2 open a
     /// call without closing their reasoning first; vLLM's reasoning parsers end it there.
     pub early_end: Option<EarlyEnd>,
+    /// Reasoning only: it also ends where one of these markers begins (the marker is not
+    /// consumed: it starts what follows), whether or not its closing marker comes later. For
+    /// markers its text can never hold: harmony's `<|start|>` opens the next message, so an
+    /// analysis message whose `<|end|>` a server dropped ends there.
+    pub ended_by: &'static [&'static str],
     /// Token only: it ends the turn, so a call block still open when it comes (one that is not
     /// closed before the next block or the reply's end) ends there, as at the reply's end
     /// (`<|im_end|>` left in a raw completion after an unclosed `<tool_call>`).
@@ -166,6 +172,7 @@ impl Rule {
             separators: &[],
             may_start_open: false,
             early_end: None,
+            ended_by: &[],
             ends_turn: false,
             ends_reply: false,
             reopen_closes: false,
@@ -234,6 +241,12 @@ impl Rule {
         then: &'static [&'static [&'static str]],
     ) -> Self {
         self.early_end = Some(EarlyEnd { at, then });
+        self
+    }
+
+    /// See [`Rule::ended_by`].
+    pub const fn also_ended_by(mut self, markers: &'static [&'static str]) -> Self {
+        self.ended_by = markers;
         self
     }
 

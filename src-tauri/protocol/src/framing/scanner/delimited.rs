@@ -96,9 +96,14 @@ impl Scanner {
         let close_hit = close.and_then(|close| self.find_from_pos(bytes, close, eof));
         // Only a reopening before the close matters: never scan past the close.
         let limit = close_hit.as_ref().map_or(bytes.len(), |(at, _)| *at);
+        // Reasoning that one of its `ended_by` markers also ends, like a block that ends at
+        // the next one.
+        let ended_by = r.kind == BlockKind::Reasoning && !r.ended_by.is_empty();
         let reopen_hit = if until_next {
             // Such a block also ends where any other block or token of the format begins.
             self.next_open_marker(&bytes[..limit], eof)
+        } else if ended_by {
+            first_marker(&bytes[..limit], self.pos, r.ended_by, &self.finders, eof)
         } else {
             reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof))
         };
@@ -116,7 +121,7 @@ impl Scanner {
             }
         }
         match (close_hit, reopen_hit) {
-            (_, Some((at, Match::Yes))) if until_next => {
+            (_, Some((at, Match::Yes))) if until_next || ended_by => {
                 self.end_block(rule, Span::new(start, at), body_start, at, true, events);
                 true
             }
@@ -295,6 +300,24 @@ impl Scanner {
             _ => Match::Yes,
         }
     }
+}
+
+/// The first of `markers` from `from` on: the first full match, or else the first partial one
+/// (a marker that may still be arriving at the end).
+fn first_marker(
+    bytes: &[u8],
+    from: usize,
+    markers: &[&str],
+    finders: &super::Finders,
+    eof: bool,
+) -> Option<(usize, Match)> {
+    let hits = markers
+        .iter()
+        .filter_map(|marker| find_marker(bytes, from, marker, finders, eof));
+    let (full, partial): (Vec<_>, Vec<_>) = hits.partition(|(_, kind)| *kind == Match::Yes);
+    full.into_iter()
+        .min_by_key(|(at, _)| *at)
+        .or_else(|| partial.into_iter().min_by_key(|(at, _)| *at))
 }
 
 /// Where unclosed reasoning that starts at `body_start` ends early: at the first of the
