@@ -1,7 +1,8 @@
 //! Salesforce xLAM: the reply is a JSON list of calls, `[{"name": …, "arguments": {…}}]`,
 //! bare or in a ```json fence (sometimes after `<think>`), or in a fence with no language, as
-//! vLLM's `preprocess_model_output` also reads (its pattern makes `json` optional). Such a fence
-//! holding anything but a list (code, another language, one object) stays content.
+//! vLLM's `preprocess_model_output` also reads (its pattern makes `json` optional). A fence
+//! holding anything but a list (code, another language, one object) stays content, as vLLM
+//! reads only a list as calls.
 //!
 //! xLAM's system prompt asks for exactly that list and nothing else; results go back as a
 //! JSON list of `{"name", "results"}` objects.
@@ -37,7 +38,8 @@ const FRAMING: Framing = Framing {
     ],
 };
 
-/// Index of the fence without a language into [`FRAMING`]'s rules.
+/// Indices of the fences into [`FRAMING`]'s rules.
+const JSON_FENCE_RULE: usize = 1;
 const BARE_FENCE_RULE: usize = 4;
 
 /// Rules before this index make xlam's auto-detect signature.
@@ -86,8 +88,10 @@ impl Protocol for Xlam {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let body = block.body_text(text);
-        if block.rule == BARE_FENCE_RULE && !body.trim_start().starts_with('[') {
-            // Another snippet (code, a language tag, an object): vLLM only reads a JSON list.
+        let fenced = matches!(block.rule, JSON_FENCE_RULE | BARE_FENCE_RULE);
+        if fenced && !body.trim_start().starts_with('[') {
+            // Another snippet (code, a language tag, an object): vLLM reads a fence's JSON only
+            // when it is a list ("Tool calls data is not an array" otherwise).
             out.content.push_str(
                 text.get(block.span.start..block.span.end)
                     .unwrap_or_default(),

@@ -98,10 +98,10 @@ fn variants_owned_by_another_format_are_detected_with_the_same_calls() {
             "qwen3_coder",
             json!([["get_weather", {"city": "Paris"}]]),
         ),
-        // The fences llama.cpp reads around a bare call object.
+        // The fences llama.cpp reads around a bare call object (xLAM's fences hold lists only).
         (
             "```json\n  {\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}\n```",
-            "xlam",
+            "llama3_json",
             special.clone(),
         ),
         (
