@@ -146,7 +146,20 @@ impl CallFields {
         let flat = self.flat_arguments();
         let function_name = match self.function {
             Some(Value::Object(function)) => {
-                let mut call = Self::from_map(function).into_call()?;
+                let nested = Self::from_map(function);
+                if let (None, Some((rank, _))) = (&nested.arguments, &self.arguments) {
+                    // `{"function": {"name": …}, "parameters": {…}}`: no reference pairs them.
+                    let key = ARGUMENT_KEYS.get(*rank).copied().unwrap_or("arguments");
+                    return Err((
+                        DiagnosticCode::UnknownKey,
+                        format!(
+                            "the call's \"function\" has no \"arguments\": the \"{key}\" \
+                             beside it are not read as its arguments (write {{\"function\": \
+                             {{\"name\": …, \"arguments\": …}}}}); the call is skipped"
+                        ),
+                    ));
+                }
+                let mut call = nested.into_call()?;
                 if call.id.is_none() {
                     // Only a plain "id" names the call beside a nested function.
                     call.id = match self.id {
@@ -454,6 +467,16 @@ mod tests {
         assert_eq!(
             args(r#"{"type": "function", "name": "now", "index": 0}"#),
             Ok(Map::new())
+        );
+        // Arguments beside a nested function that has none: skipped too.
+        let (code, message) = args(
+            r#"{"type": "function", "function": {"name": "get_info"}, "parameters": {"q": 1}}"#,
+        )
+        .expect_err("arguments beside the function are no call");
+        assert_eq!(code, DiagnosticCode::UnknownKey);
+        assert!(
+            message.contains("the \"parameters\" beside it"),
+            "{message}"
         );
         // Extra keys beside real arguments change nothing.
         assert!(args(r#"{"name": "f", "arguments": {}, "note": "x"}"#).is_ok());

@@ -323,6 +323,19 @@ fn read_tool_call(text: &Doc, node: Node, label: &str, out: &mut ParseOutput) {
         );
         return;
     };
+    if let Some(keys) = arguments_elsewhere(&map, &function) {
+        error(
+            out,
+            DiagnosticCode::UnknownKey,
+            format!(
+                "{label} has no \"arguments\" in its \"function\": {keys} {} not read as \
+                 its arguments; it is skipped",
+                if keys.contains(", ") { "are" } else { "is" }
+            ),
+            node.span,
+        );
+        return;
+    }
     let function_node = node.get(text, "function");
     let keys = ["name", "arguments"];
     let Some((name, args)) = name_and_arguments(
@@ -338,6 +351,22 @@ fn read_tool_call(text: &Doc, node: Node, label: &str, out: &mut ParseOutput) {
     };
     let id = call_id(&map, "id");
     push_request(out, text, node.span, ID, Call { name, args, id }, false);
+}
+
+/// The keys that hold what the model meant as arguments when the function has no
+/// `"arguments"`: arguments beside the function object (`"parameters": {…}` next to
+/// `"function": {"name"}`), or values beside the name inside it. `None` when the function has
+/// its arguments or nothing was written elsewhere (a call with no arguments).
+fn arguments_elsewhere(call: &Map<String, Value>, function: &Map<String, Value>) -> Option<String> {
+    if function.contains_key("arguments") {
+        return None;
+    }
+    let beside = call
+        .keys()
+        .filter(|k| matches!(k.as_str(), "arguments" | "parameters" | "args" | "input"));
+    let inside = function.keys().filter(|k| k.as_str() != "name");
+    let keys: Vec<String> = beside.chain(inside).map(|k| format!("\"{k}\"")).collect();
+    (!keys.is_empty()).then(|| keys.join(", "))
 }
 
 /// The legacy `function_call: {"name", "arguments"}` (no id: one is generated).
