@@ -155,10 +155,18 @@ fn rank_outcomes(
         .zip(candidates)
         .enumerate()
         .min_by_key(|(_, (out, (_, specificity)))| {
+            let no_calls = out.requests.is_empty();
             (
-                out.requests.is_empty(),
+                no_calls,
                 std::cmp::Reverse(*specificity),
-                errors(out),
+                // Where no format finds a call, one that reads the reply without an error (as
+                // prose) fits it best; among those that report errors, how many says nothing
+                // about which the reply was written in: the first in priority order names it.
+                if no_calls {
+                    usize::from(errors(out) > 0)
+                } else {
+                    errors(out)
+                },
                 std::cmp::Reverse(out.requests.len()),
             )
         })

@@ -215,3 +215,21 @@ fn a_call_restarted_deep_inside_unclosed_calls_is_read_once() {
         report.diagnostics
     );
 }
+
+/// Where no format finds a call and every candidate reports errors, the label is the first
+/// candidate in priority order, not the one that happened to report fewer errors: a broken
+/// hermes block (BitNet-2B's second `<tool_call>` where `</tool_call>` belongs) is hermes',
+/// whose diagnostics say what is wrong, not qwen3_coder's "no <function=NAME>".
+#[test]
+fn a_reply_no_format_reads_is_named_by_priority_among_the_failing() {
+    let text = "<tool_call>{\"name\": \"available_tools\", \"arguments\": {}}}<tool_call>";
+    let report = parse(text, None);
+    assert!(report.requests.is_empty());
+    assert_eq!(report.format, "hermes");
+    // Prose that one candidate reads without an error still goes to that one.
+    let prose = parse("[Note] I can't do that (sorry).", None);
+    assert!(prose
+        .diagnostics
+        .iter()
+        .all(|d| d.severity != toolscope_protocol::request::Severity::Error));
+}
