@@ -276,18 +276,24 @@ pub fn history_path(global: &GlobalArgs) -> PathBuf {
         .unwrap_or_else(|| data_dir().join("history.jsonl"))
 }
 
-/// Reads a file, or stdin for `-` / no path.
+/// Reads a file, or stdin for `-` / no path. A UTF-8 byte order mark (Windows editors save
+/// one) is dropped: it is the file's encoding, not its text, and a reply or JSON document that
+/// starts with it would not read as one.
 pub fn read_input(path: Option<&Path>) -> Result<String, SetupError> {
-    match path {
+    let text = match path {
         Some(path) if path != Path::new("-") => std::fs::read_to_string(path)
-            .map_err(|e| SetupError::usage(format!("cannot read '{}': {e}", path.display()))),
+            .map_err(|e| SetupError::usage(format!("cannot read '{}': {e}", path.display())))?,
         _ => {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
                 .map_err(|e| SetupError::usage(format!("cannot read stdin: {e}")))?;
-            Ok(text)
+            text
         }
-    }
+    };
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 /// The text of the `--mcp-config` file.

@@ -89,6 +89,14 @@ fn parse_reports_requests_and_diagnostics() {
     let missing = sandbox.run(&["parse", "/nonexistent/reply.txt"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(stderr(&missing).contains("cannot read '/nonexistent/reply.txt'"));
+
+    // A byte order mark a Windows editor saved is the file's encoding, not the reply's text.
+    let bom = "\u{feff}[{\"name\": \"echo_echo\", \"arguments\": {\"message\": \"hi\"}}]";
+    let file = sandbox.write("bom.txt", bom);
+    let (code, report) = sandbox.json(&["parse", &file, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["requests"][0]["tool_name"], "echo_echo");
+    assert_eq!(report["requests"][0]["span"]["start"], 1);
 }
 
 #[test]
