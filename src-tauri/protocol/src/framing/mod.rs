@@ -282,7 +282,8 @@ impl Rule {
     /// The body is markup whose text values may quote the format's tags (Qwen3-Coder writes
     /// values as they are): a closing marker, or the rule's own opener, ends the block only
     /// where the template puts a tag, at the start of a line or right after another tag (`>`,
-    /// spaces between allowed); in the middle of a value's text it is text.
+    /// spaces between allowed); in the middle of a value's text it is text. A body that opens
+    /// no tag before the marker holds no value, so there the marker always ends it.
     pub const fn markup_body(mut self) -> Self {
         self.tags_on_own = true;
         self

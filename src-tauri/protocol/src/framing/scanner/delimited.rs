@@ -113,7 +113,9 @@ impl Scanner {
         };
         if let Some(at) = first_full {
             let quoted = (r.json_strings && self.strings.inside_at(bytes, at))
-                || (r.tags_on_own && !where_a_tag_stands(bytes, at));
+                || (r.tags_on_own
+                    && !where_a_tag_stands(bytes, at)
+                    && holds_a_tag(bytes, body_start, at));
             if quoted {
                 // A marker quoted in an argument's text: text. Search on after it.
                 self.pos = at + 1;
@@ -352,6 +354,16 @@ fn early_end_at(bytes: &[u8], body_start: usize, early: super::super::EarlyEnd) 
         })
     };
     (early.then.is_empty() || early.then.iter().any(|pieces| follows(pieces))).then_some(at)
+}
+
+/// Whether the body from `body_start` to `at` opens a tag: only then can a marker there be a
+/// value's text. A body of bare text (`<tool_call>foo</tool_call>`) has no value to quote in,
+/// so its first closing marker closes it. Stops at the first `<`, which a markup body holds
+/// near its start: each call costs little, and a body with none ends at the marker.
+fn holds_a_tag(bytes: &[u8], body_start: usize, at: usize) -> bool {
+    bytes
+        .get(body_start..at)
+        .is_some_and(|body| memchr::memchr(b'<', body).is_some())
 }
 
 /// Whether a tag at `at` starts a line or follows another tag (`>`), spaces or tabs between.
