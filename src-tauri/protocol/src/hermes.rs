@@ -169,8 +169,12 @@ impl Protocol for Hermes {
             }
             NAMED_FUNCTION_RULE => function_call(text, block, block.body, "\">", out),
             BARE_FUNCTION_RULE => function_call(text, block, block.body, ">", out),
+            // Several objects one after the other are each a call here too: which tag the
+            // model chose does not change how its calls are written.
             _ if starts_call_object(body) => {
-                push_json_calls(out, text, block.body, block.span, ID, "the tag's body");
+                for object in call_objects(text, block.body) {
+                    push_json_calls(out, text, object, block.span, ID, "the tag's body");
+                }
             }
             // A tag around prose, not a call.
             _ => out.content.push_str(
@@ -224,11 +228,11 @@ fn push_tool_call_body(out: &mut ParseOutput, text: &str, body: Span, block_span
     push_value_calls(out, text, value, body, block_span, ID, WHAT);
 }
 
-/// The call objects in a `<tool_call>` body: usually one, but several objects one after the
-/// other (`{…}, {…}` or one per line) are each a call, as SGLang's streaming detector reads them
-/// (`test_function_call_parser.py` `TestBaseFormatDetector.test_sequential_tool_index_assignment`).
-/// Anything else (one value, a list, text that is not JSON) is the whole body, for the decoder
-/// to read or report.
+/// The call objects in a `<tool_call>` body (or another tag's: `<tools>`, `<response>`, …):
+/// usually one, but several objects one after the other (`{…}, {…}` or one per line) are each a
+/// call, as SGLang's streaming detector reads them (`test_function_call_parser.py`
+/// `TestBaseFormatDetector.test_sequential_tool_index_assignment`). Anything else (one value, a
+/// list, text that is not JSON) is the whole body, for the decoder to read or report.
 fn call_objects(text: &str, body: Span) -> Vec<Span> {
     let bytes = text.as_bytes();
     let skip = |mut i: usize, separators: bool| {
