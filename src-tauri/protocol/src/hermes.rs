@@ -38,6 +38,12 @@
 //! as llama3_json does at `<|eot_id|>`. `<|endoftext|>` only ends an unclosed call: glaive-style
 //! transcripts put several turns around it.
 //!
+//! A `<tool_call>` opens a call only where a call's body follows it (a JSON or Python object or
+//! list, a code fence, `<function=`), as llama.cpp's Hermes parser takes the tag only before
+//! `{"name"`: Hermes 4 writes its reasoning in a `<tool_call>` it never closes, and the call it
+//! makes after it must not be swallowed. Such a tag is text, reported as an error (a warning
+//! where it stands in a sentence). vLLM pairs it with the first `</tool_call>` and reads no call.
+//!
 //! Hermes 2 Pro writes Python dicts too (`{'arguments': {…}, 'name': …}`), and its authors'
 //! parser (Hermes-Function-Calling `utils.py`) falls back to `ast.literal_eval` when `json.loads`
 //! fails; so does this one, for `<tool_call>` bodies, with a warning.
@@ -67,9 +73,12 @@ const FRAMING: Framing = Framing {
         // also start a call without closing its reasoning (see the module docs).
         THINK_MAY_START_OPEN
             .ends_unclosed_at(&[CALL_OPEN], &[&["{", "\"name\""], &[FUNCTION_OPEN]]),
+        // Only where a call's body starts (llama.cpp's Hermes parser: the tag, then `{"name"`):
+        // Hermes 4 writes its reasoning in a `<tool_call>` it never closes.
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE))
             .lenient()
-            .json_body(),
+            .json_body()
+            .only_before(CALL_BODY_STARTS),
         Rule::call(NAMED_FUNCTION_OPEN, Close::Marker(FUNCTION_CLOSE)).lenient(),
         Rule::call("<tools>", Close::Marker("</tools>")).lenient(),
         Rule::call("<tool>", Close::Marker("</tool>")).lenient(),
@@ -91,6 +100,10 @@ const FRAMING: Framing = Framing {
         Rule::call("<function_call>", Close::Marker("</function_call>")).lenient(),
     ],
 };
+
+/// How a `<tool_call>` body starts: a JSON (or Python) object or list, a code fence around one,
+/// or Qwen3-Coder's `<function=` (read here as llama.cpp does).
+const CALL_BODY_STARTS: &[&str] = &["{", "[", "```", "<function"];
 
 /// Rules before this index make hermes's auto-detect signature.
 const UNTAGGED_RULES: usize = 11;

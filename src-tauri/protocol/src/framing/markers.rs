@@ -106,6 +106,24 @@ pub(super) fn find_marker(
         .map(|i| (i, Match::Partial))
 }
 
+/// Whether, after optional whitespace from `from`, one of `starts` follows: `Partial` while the
+/// text ends before that can be told.
+pub(super) fn starts_with_one_of(bytes: &[u8], from: usize, starts: &[&str], eof: bool) -> Match {
+    let at = skip_whitespace(bytes, from);
+    if at == bytes.len() {
+        return if eof { Match::No } else { Match::Partial };
+    }
+    let mut found = Match::No;
+    for start in starts {
+        match match_at(bytes, at, start, eof) {
+            Match::Yes => return Match::Yes,
+            Match::Partial => found = Match::Partial,
+            Match::No => {}
+        }
+    }
+    found
+}
+
 /// A substring searcher per marker of a framing, built once per scan: building one costs about
 /// as much as searching a whole block for it, and a megabyte reply has thousands of blocks.
 #[derive(Debug, Clone)]

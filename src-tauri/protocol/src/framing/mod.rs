@@ -129,6 +129,11 @@ pub struct Rule {
     /// markers its text can never hold: harmony's `<|start|>` opens the next message, so an
     /// analysis message whose `<|end|>` a server dropped ends there.
     pub ended_by: &'static [&'static str],
+    /// Marker-opened call blocks only: the marker opens a block only where, after optional
+    /// whitespace, one of these follows (how a call's body starts); anywhere else it is text.
+    /// Empty: always. llama.cpp's Hermes parser takes `<tool_call>` as a call only before
+    /// `{"name"`; Hermes 4 also writes its reasoning in a `<tool_call>` it never closes.
+    pub opens_before: &'static [&'static str],
     /// Token only: it ends the turn, so a call block still open when it comes (one that is not
     /// closed before the next block or the reply's end) ends there, as at the reply's end
     /// (`<|im_end|>` left in a raw completion after an unclosed `<tool_call>`).
@@ -173,6 +178,7 @@ impl Rule {
             may_start_open: false,
             early_end: None,
             ended_by: &[],
+            opens_before: &[],
             ends_turn: false,
             ends_reply: false,
             reopen_closes: false,
@@ -241,6 +247,12 @@ impl Rule {
         then: &'static [&'static [&'static str]],
     ) -> Self {
         self.early_end = Some(EarlyEnd { at, then });
+        self
+    }
+
+    /// See [`Rule::opens_before`].
+    pub const fn only_before(mut self, starts: &'static [&'static str]) -> Self {
+        self.opens_before = starts;
         self
     }
 

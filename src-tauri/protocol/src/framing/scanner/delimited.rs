@@ -105,7 +105,7 @@ impl Scanner {
         } else if ended_by {
             first_marker(&bytes[..limit], self.pos, r.ended_by, &self.finders, eof)
         } else {
-            reopen.and_then(|m| find_marker(&bytes[..limit], self.pos, m, &self.finders, eof))
+            reopen.and_then(|m| self.find_reopening(&bytes[..limit], m, r.opens_before, eof))
         };
         let first_full = match (&reopen_hit, &close_hit) {
             (Some((at, Match::Yes)), _) | (_, Some((at, Match::Yes))) => Some(*at),
@@ -161,6 +161,29 @@ impl Scanner {
                 self.report_body(rule, turn.unwrap_or(safe).min(safe), events);
                 self.pos = safe;
                 false
+            }
+        }
+    }
+
+    /// The rule's own opener `marker` from `pos` on where it opens a block: followed by one of
+    /// `starts` when the rule names them ([`super::super::Rule::opens_before`]); elsewhere it is
+    /// the block's text. Each byte is looked at once per call.
+    fn find_reopening(
+        &self,
+        bytes: &[u8],
+        marker: &str,
+        starts: &[&str],
+        eof: bool,
+    ) -> Option<(usize, Match)> {
+        let mut from = self.pos;
+        loop {
+            let (at, hit) = find_marker(bytes, from, marker, &self.finders, eof)?;
+            if hit != Match::Yes || starts.is_empty() {
+                return Some((at, hit));
+            }
+            match starts_with_one_of(bytes, at + marker.len(), starts, eof) {
+                Match::No => from = at + 1,
+                decided => return Some((at, decided)),
             }
         }
     }

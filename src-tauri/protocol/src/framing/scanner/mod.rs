@@ -5,8 +5,8 @@ use crate::balanced::{BalancedScan, Progress};
 use crate::request::{Diagnostic, DiagnosticCode, Severity, Span};
 
 use super::markers::{
-    find_marker, is_marker, match_at, object_with_key_at_any, opens_at, skip_whitespace, Absent,
-    Finders, FirstBytes, Match,
+    find_marker, is_marker, match_at, object_with_key_at_any, opens_at, skip_whitespace,
+    starts_with_one_of, Absent, Finders, FirstBytes, Match,
 };
 use super::prose::{Prose, Quoted};
 use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
@@ -78,6 +78,9 @@ pub struct Scanner {
     absent: Vec<Absent>,
     /// Whether the reply began inside reasoning is not settled yet; searched up to here.
     start_open_searched: Option<usize>,
+    /// Openers before this were reported as text already ([`super::Rule::opens_before`]): a
+    /// streamed reply looks at the same place again while it waits for more bytes.
+    text_openers_reported: usize,
     /// Inline code and fences in the prose: a marker quoted there is not a block.
     prose: Prose,
     /// JSON strings in the open block's body, for rules with [`super::Rule::json_strings`].
@@ -121,6 +124,7 @@ impl Scanner {
             state: State::Outside,
             absent: Vec::new(),
             start_open_searched,
+            text_openers_reported: 0,
             prose: Prose::new(),
             strings: JsonStrings::default(),
         }
@@ -376,7 +380,7 @@ impl Scanner {
             let mut partial = false;
             let mut quoted = false;
             for (index, rule) in self.framing.rules.iter().enumerate() {
-                match opens_at(bytes, i, rule.open, eof, self.fresh_from) {
+                match self.rule_opens_at(bytes, i, rule, eof) {
                     // An earlier rule's longer marker may still arrive here (```json before
                     // ```): it would win, so wait for the bytes that decide.
                     Some((Match::Yes, _)) if partial => break,
@@ -402,6 +406,9 @@ impl Scanner {
                 self.flush_content(i, events);
                 return false;
             }
+            if !quoted {
+                self.report_text_opener(bytes, i, eof, events);
+            }
             i += 1;
         }
         self.pos = i;
@@ -422,7 +429,7 @@ impl Scanner {
             i += self.open_first.find(&bytes[i..])?;
             let mut partial = false;
             for rule in self.framing.rules {
-                match opens_at(bytes, i, rule.open, eof, self.fresh_from) {
+                match self.rule_opens_at(bytes, i, rule, eof) {
                     Some((Match::Yes, body_start)) if body_start > i || !is_marker(rule.open) => {
                         return Some((i, Match::Yes))
                     }
@@ -442,9 +449,74 @@ impl Scanner {
         self.framing.rules.iter().any(|rule| {
             // At the reply's start the format's own text-start rule reads a call list.
             rule.open != Open::CallList
-                && opens_at(bytes, self.pos, rule.open, eof, self.fresh_from)
+                && self
+                    .rule_opens_at(bytes, self.pos, rule, eof)
                     .is_some_and(|(hit, _)| hit != Match::No)
         })
+    }
+
+    /// A call marker at `at` that opens no block because no call's body follows it
+    /// ([`super::Rule::opens_before`]) is text; said once: an error where the model wrote the
+    /// tag of a call and no call (Hermes 4's reasoning in a `<tool_call>`), a warning where the
+    /// tag stands in a sentence.
+    fn report_text_opener(
+        &mut self,
+        bytes: &[u8],
+        at: usize,
+        eof: bool,
+        events: &mut Vec<ScanEvent>,
+    ) {
+        if at < self.text_openers_reported {
+            return;
+        }
+        let opener = self.framing.rules.iter().find_map(|rule| match rule.open {
+            Open::Marker(marker)
+                if !rule.opens_before.is_empty()
+                    && match_at(bytes, at, marker, eof) == Match::Yes =>
+            {
+                Some(marker)
+            }
+            _ => None,
+        });
+        let Some(marker) = opener else {
+            return;
+        };
+        self.text_openers_reported = at + marker.len();
+        // After a word on its line it is prose that names the tag; at a line's start or right
+        // after a tag or a value (`}`, `]`, `>`) the model meant it to open a call.
+        let before = bytes[..at].iter().rev().find(|&&b| b != b' ' && b != b'\t');
+        let in_prose = before.is_some_and(|&b| {
+            b.is_ascii_alphanumeric() || !b.is_ascii() || b".,;:!?'\"`".contains(&b)
+        });
+        let severity = if in_prose {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        events.push(ScanEvent::Diagnostic(diagnostic(
+            severity,
+            DiagnosticCode::InvalidJson,
+            format!("'{marker}' is not followed by a call; it and what follows are read as text"),
+            Span::new(at, at + marker.len()),
+        )));
+    }
+
+    /// [`opens_at`] for `rule`, with what must follow its marker ([`super::Rule::opens_before`]).
+    fn rule_opens_at(
+        &self,
+        bytes: &[u8],
+        at: usize,
+        rule: &super::Rule,
+        eof: bool,
+    ) -> Option<(Match, usize)> {
+        let (hit, body_start) = opens_at(bytes, at, rule.open, eof, self.fresh_from)?;
+        if hit != Match::Yes || rule.opens_before.is_empty() {
+            return Some((hit, body_start));
+        }
+        Some((
+            starts_with_one_of(bytes, body_start, rule.opens_before, eof),
+            body_start,
+        ))
     }
 }
 
