@@ -13,6 +13,7 @@ use super::{Block, BlockKind, Close, Framing, Open, ScanEvent};
 
 mod balanced;
 mod delimited;
+mod openers;
 mod start_open;
 
 use delimited::JsonStrings;
@@ -453,70 +454,6 @@ impl Scanner {
                     .rule_opens_at(bytes, self.pos, rule, eof)
                     .is_some_and(|(hit, _)| hit != Match::No)
         })
-    }
-
-    /// A call marker at `at` that opens no block because no call's body follows it
-    /// ([`super::Rule::opens_before`]) is text; said once: an error where the model wrote the
-    /// tag of a call and no call (Hermes 4's reasoning in a `<tool_call>`), a warning where the
-    /// tag stands in a sentence.
-    fn report_text_opener(
-        &mut self,
-        bytes: &[u8],
-        at: usize,
-        eof: bool,
-        events: &mut Vec<ScanEvent>,
-    ) {
-        if at < self.text_openers_reported {
-            return;
-        }
-        let opener = self.framing.rules.iter().find_map(|rule| match rule.open {
-            Open::Marker(marker)
-                if !rule.opens_before.is_empty()
-                    && match_at(bytes, at, marker, eof) == Match::Yes =>
-            {
-                Some(marker)
-            }
-            _ => None,
-        });
-        let Some(marker) = opener else {
-            return;
-        };
-        self.text_openers_reported = at + marker.len();
-        // After a word on its line it is prose that names the tag; at a line's start or right
-        // after a tag or a value (`}`, `]`, `>`) the model meant it to open a call.
-        let before = bytes[..at].iter().rev().find(|&&b| b != b' ' && b != b'\t');
-        let in_prose = before.is_some_and(|&b| {
-            b.is_ascii_alphanumeric() || !b.is_ascii() || b".,;:!?'\"`".contains(&b)
-        });
-        let severity = if in_prose {
-            Severity::Warning
-        } else {
-            Severity::Error
-        };
-        events.push(ScanEvent::Diagnostic(diagnostic(
-            severity,
-            DiagnosticCode::InvalidJson,
-            format!("'{marker}' is not followed by a call; it and what follows are read as text"),
-            Span::new(at, at + marker.len()),
-        )));
-    }
-
-    /// [`opens_at`] for `rule`, with what must follow its marker ([`super::Rule::opens_before`]).
-    fn rule_opens_at(
-        &self,
-        bytes: &[u8],
-        at: usize,
-        rule: &super::Rule,
-        eof: bool,
-    ) -> Option<(Match, usize)> {
-        let (hit, body_start) = opens_at(bytes, at, rule.open, eof, self.fresh_from)?;
-        if hit != Match::Yes || rule.opens_before.is_empty() {
-            return Some((hit, body_start));
-        }
-        Some((
-            starts_with_one_of(bytes, body_start, rule.opens_before, eof),
-            body_start,
-        ))
     }
 }
 
