@@ -170,7 +170,10 @@ fn decode_restarted(text: &str, block: &Block, out: &mut ParseOutput) -> bool {
 
 /// Every object in `body` that closes before it ends, in start order, found in one pass with
 /// JSON strings skipped. Trying each `{` with its own balanced walk would read a long unclosed
-/// body once per brace: quadratic on a reply of nested, never-closed objects.
+/// body once per brace: quadratic on a reply of nested, never-closed objects. A `{"name"` inside
+/// a string ends that string: valid JSON cannot hold it there (its `"` would close the string),
+/// so the string was never closed and a call starts anew (Llama 3.1 leaving its last value open
+/// before `; {"name": …}`; SGLang's Llama 3.2 detector resumes at the next `{"name"` too).
 fn closed_objects(bytes: &[u8], body: Span) -> Vec<Span> {
     let mut open = Vec::new();
     let mut closed = Vec::new();
@@ -179,6 +182,10 @@ fn closed_objects(bytes: &[u8], body: Span) -> Vec<Span> {
         if in_string {
             match b {
                 _ if escaped => escaped = false,
+                b'{' if names_a_call(bytes.get(at + 1..body.end).unwrap_or_default()) => {
+                    in_string = false;
+                    open.push(at);
+                }
                 b'\\' => escaped = true,
                 b'"' => in_string = false,
                 _ => {}
@@ -198,6 +205,16 @@ fn closed_objects(bytes: &[u8], body: Span) -> Vec<Span> {
     }
     closed.sort_unstable_by_key(|span| span.start);
     closed
+}
+
+/// Whether `rest` (what follows a `{`) starts with the `"name"` key, whitespace allowed.
+fn names_a_call(rest: &[u8]) -> bool {
+    let key = rest
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(rest.len());
+    rest.get(key..)
+        .is_some_and(|rest| rest.starts_with(b"\"name\""))
 }
 
 /// A JSON object holding a call's arguments (`"parameters"` or `"arguments"`), as vLLM requires.
