@@ -346,6 +346,7 @@ impl ProtocolSet {
             // Its <tool_call> is hermes's, qwen3_coder's and glm45's, all listed earlier: they win
             // a tie, so it answers only replies they reject (`name>{…}`).
             Arc::new(glm53_flash::Glm53Flash),
+            declared::builtin("lmstudio"),
             Arc::new(glaive::Glaive),
             Arc::new(chatglm3::ChatGlm3),
             // A name line over JSON is weak evidence: any format listed earlier wins a tie.

@@ -45,8 +45,9 @@ pub struct DeclaredFormat {
 
 /// Built-in formats that are only markers around JSON: described like a person's own, so there is
 /// one way to describe a format (`src-tauri/protocol/formats/`).
-const BUILTIN: [&str; 7] = [
+const BUILTIN: [&str; 8] = [
     include_str!("../../formats/jamba.toml"),
+    include_str!("../../formats/lmstudio.toml"),
     include_str!("../../formats/longcat.toml"),
     include_str!("../../formats/granite_20b_fc.toml"),
     include_str!("../../formats/hunyuan.toml"),
