@@ -29,7 +29,7 @@ use crate::request::{DiagnosticCode, Span};
 /// `tool_name` wherever they appear in the object).
 const NAME_KEYS: [&str; 3] = ["name", "tool_name", "function_name"];
 const ID_KEYS: [&str; 3] = ["id", "call_id", "tool_call_id"];
-const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "args", "input"];
+pub(crate) const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "args", "input"];
 
 /// The values of a call object under the keys any common shape uses: per group, the value of
 /// the key that comes first in the group's order (a repeated key keeps its last value, as a

@@ -16,6 +16,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::call_json::ARGUMENT_KEYS;
 use crate::calls::{error, push_request, warning, Call};
 use crate::json_document::calls::{
     call_id, call_object, integrity, name_and_arguments, report_integrity, text_of,
@@ -361,9 +362,7 @@ fn arguments_elsewhere(call: &Map<String, Value>, function: &Map<String, Value>)
     if function.contains_key("arguments") {
         return None;
     }
-    let beside = call
-        .keys()
-        .filter(|k| matches!(k.as_str(), "arguments" | "parameters" | "args" | "input"));
+    let beside = call.keys().filter(|k| ARGUMENT_KEYS.contains(&k.as_str()));
     let inside = function.keys().filter(|k| k.as_str() != "name");
     let keys: Vec<String> = beside.chain(inside).map(|k| format!("\"{k}\"")).collect();
     (!keys.is_empty()).then(|| keys.join(", "))

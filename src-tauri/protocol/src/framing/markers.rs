@@ -322,17 +322,5 @@ pub(super) fn object_with_key_at_any(bytes: &[u8], at: usize, keys: &[&str], eof
     if bytes.get(at) != Some(&b'{') {
         return Match::No;
     }
-    let key_at = skip_whitespace(bytes, at + 1);
-    if key_at == bytes.len() {
-        return if eof { Match::No } else { Match::Partial };
-    }
-    let mut found = Match::No;
-    for key in keys {
-        match match_at(bytes, key_at, key, eof) {
-            Match::Yes => return Match::Yes,
-            Match::Partial => found = Match::Partial,
-            Match::No => {}
-        }
-    }
-    found
+    starts_with_one_of(bytes, at + 1, keys, eof)
 }

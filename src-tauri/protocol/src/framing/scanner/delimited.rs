@@ -336,13 +336,10 @@ fn first_marker(
     finders: &super::Finders,
     eof: bool,
 ) -> Option<(usize, Match)> {
-    let hits = markers
+    markers
         .iter()
-        .filter_map(|marker| find_marker(bytes, from, marker, finders, eof));
-    let (full, partial): (Vec<_>, Vec<_>) = hits.partition(|(_, kind)| *kind == Match::Yes);
-    full.into_iter()
-        .min_by_key(|(at, _)| *at)
-        .or_else(|| partial.into_iter().min_by_key(|(at, _)| *at))
+        .filter_map(|marker| find_marker(bytes, from, marker, finders, eof))
+        .min_by_key(|(at, kind)| (*kind != Match::Yes, *at))
 }
 
 /// Where unclosed reasoning that starts at `body_start` ends early: at the first of the
