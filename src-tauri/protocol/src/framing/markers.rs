@@ -2,7 +2,14 @@
 //! marker may start with, and what is already known to be absent, so no stretch of a reply is
 //! searched twice for the same marker.
 
-use super::{Close, Framing, Open};
+use super::{Close, Framing, Open, THINK};
+
+/// The marker that ends `<think>` reasoning.
+const THINK_CLOSE: &str = match THINK.close {
+    Close::Marker(marker) => marker,
+    // Evaluated at compile time: a THINK without a closing marker fails the build.
+    _ => panic!("THINK closes at a marker"),
+};
 
 /// A marker known not to start anywhere in `from..upto` of the reply. The reply only grows, so
 /// this stays true. It keeps a missing closing marker from being searched for through the rest
@@ -260,7 +267,7 @@ pub fn call_id_at(bytes: &[u8], at: usize, marker: &str, eof: bool) -> Match {
 /// Whether the byte before `at` (whitespace skipped) leaves a `{` there standing on its own:
 /// the reply's start (or nothing but whitespace since `fresh_from`, where reasoning ended) or
 /// prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds
-/// that object), a list or object around it (`[`, `,`, `{`, `}`, a key's `":`), a Python
+/// that object) other than `</think>`, a list or object around it (`[`, `,`, `{`, `}`, a key's `":`), a Python
 /// argument (`(`, `=`) or a `;`-separated call list a block already holds (Llama's
 /// `<|python_tag|>{…};{…}`).
 fn after_prose(bytes: &[u8], at: usize, fresh_from: usize) -> bool {
@@ -275,6 +282,9 @@ fn after_prose(bytes: &[u8], at: usize, fresh_from: usize) -> bool {
         return true;
     };
     match bytes[prev] {
+        // Reasoning ended there, even reasoning the format did not see open (the chat template
+        // wrote `<think>` into the prompt): the reply starts afresh, as at `fresh_from`.
+        b'>' if bytes[..=prev].ends_with(THINK_CLOSE.as_bytes()) => true,
         b'[' | b',' | b'{' | b'}' | b']' | b'>' | b'|' | b'(' | b'=' | b';' => false,
         b':' => before(prev).is_none_or(|key_end| bytes[key_end] != b'"'),
         _ => true,
