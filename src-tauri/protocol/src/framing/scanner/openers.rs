@@ -24,11 +24,11 @@ impl Scanner {
                 if !rule.opens_before.is_empty()
                     && match_at(bytes, at, marker, eof) == Match::Yes =>
             {
-                Some(marker)
+                Some((marker, rule.close))
             }
             _ => None,
         });
-        let Some(marker) = opener else {
+        let Some((marker, close)) = opener else {
             return;
         };
         self.text_openers_reported = at + marker.len();
@@ -46,7 +46,10 @@ impl Scanner {
         events.push(ScanEvent::Diagnostic(diagnostic(
             severity,
             DiagnosticCode::InvalidJson,
-            format!("'{marker}' is not followed by a call; it and what follows are read as text"),
+            format!(
+                "'{marker}' is followed by {}, not a call; it and what follows are read as text",
+                what_follows(bytes, at + marker.len(), close)
+            ),
             Span::new(at, at + marker.len()),
         )));
     }
@@ -67,5 +70,19 @@ impl Scanner {
             starts_with_one_of(bytes, body_start, rule.opens_before, eof),
             body_start,
         ))
+    }
+}
+
+/// What a call marker that opens nothing is followed by, for its message: the block's own
+/// closing marker (an empty block), a JSON string, the reply's end, or text.
+fn what_follows(bytes: &[u8], from: usize, close: Close) -> String {
+    let rest = &bytes[skip_whitespace(bytes, from)..];
+    match (rest.first(), close) {
+        (None, _) => "nothing (the reply ends)".to_owned(),
+        (Some(_), Close::Marker(closer)) if rest.starts_with(closer.as_bytes()) => {
+            format!("'{closer}' (the block is empty)")
+        }
+        (Some(b'"'), _) => "a JSON string".to_owned(),
+        (Some(_), _) => "text".to_owned(),
     }
 }
