@@ -15,7 +15,8 @@
 //! singular spelling, which some checkpoints emit) only structure the reply. Reasoning (K2
 //! Thinking) is in `<think>`, which the template may open in the prompt (text before a lone
 //! `</think>` is reasoning); a `<think>` never closed ends at the first call section or call
-//! token in it, as vLLM's `kimi_k2` reasoning parser reads it. Tools are declared as a JSON
+//! token in it, as vLLM's `kimi_k2` reasoning parser reads it, and a call section ends it even
+//! when a `</think>` comes after the section (K2 Thinking calls from inside its reasoning). Tools are declared as a JSON
 //! list in a `tool_declare` system turn; each result is a `tool` turn headed `## Return of ID`.
 //!
 //! A call ends at the first `<|tool_call_end|>` outside the JSON arguments' strings
@@ -52,9 +53,14 @@ const SECTION_OPEN_SINGULAR: &str = "<|tool_call_section_begin|>";
 const FRAMING: Framing = Framing {
     rules: &[
         // The K2 Thinking template may open the reasoning in the prompt, and the model may start
-        // its calls without closing it: vLLM's `kimi_k2` reasoning parser reads both.
+        // its calls without closing it: vLLM's `kimi_k2` reasoning parser reads both. A call
+        // section ends the reasoning even when `</think>` follows it (K2 Thinking writes its
+        // calls inside the reasoning): the section tokens are special tokens no reasoning text
+        // holds, and vLLM's streaming reasoning parser and llama.cpp (tool calls inside
+        // thinking) read the calls there.
         THINK_MAY_START_OPEN
-            .ends_unclosed_at(&[SECTION_OPEN, SECTION_OPEN_SINGULAR, CALL_OPEN], &[]),
+            .ends_unclosed_at(&[SECTION_OPEN, SECTION_OPEN_SINGULAR, CALL_OPEN], &[])
+            .also_ended_by(&[SECTION_OPEN, SECTION_OPEN_SINGULAR]),
         Rule::call(CALL_OPEN, Close::Marker(CALL_CLOSE))
             .lenient()
             .json_body(),
@@ -69,6 +75,8 @@ const FRAMING: Framing = Framing {
         .lenient(),
         Rule::token(SECTION_OPEN),
         Rule::token("<|tool_calls_section_end|>"),
+        // The `</think>` after a section that already ended the reasoning: not content.
+        Rule::token("</think>"),
         Rule::token(SECTION_OPEN_SINGULAR),
         Rule::token("<|tool_call_section_end|>"),
     ],
