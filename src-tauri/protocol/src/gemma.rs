@@ -13,6 +13,7 @@
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::pylines::push_call_lines;
+use crate::pylit;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -75,7 +76,9 @@ impl Protocol for Gemma {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let first = out.requests.len();
-        push_call_lines(out, text, block.body, self.id());
+        // Gemma's calls are code the client runs: a positional argument is valid there, and
+        // no JSON object of named arguments can hold it.
+        push_call_lines(out, text, block.body, self.id(), pylit::Options::default());
         for request in out.requests.iter_mut().skip(first) {
             if let Some(name) = without_namespace(&request.tool_name) {
                 request.tool_name = name.to_owned();

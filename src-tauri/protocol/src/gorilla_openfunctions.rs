@@ -202,7 +202,16 @@ fn read_calls(text: &str, span: Span, id: &str, out: &mut ParseOutput, report: b
     };
     let list = pylit::parse_call_list_with(&wrapped, options);
     let whole = list.end == Some(wrapped.len());
-    let clean = whole && list.items.iter().all(|i| i.is_ok());
+    // A positional argument the reader left out makes the text prose here, as below.
+    let clean = whole
+        && list.items.iter().all(|item| {
+            item.as_ref().is_ok_and(|call| {
+                !call
+                    .notes
+                    .iter()
+                    .any(|note| note.kind == ErrorKind::PositionalArgument)
+            })
+        });
     // A reply that is one call from its name to its `)`, unreadable inside, is reported, not
     // taken for prose: a call must not vanish silently. A call with only positional arguments
     // (`print(x)`) stays prose, as the service returns such text unchanged; several items

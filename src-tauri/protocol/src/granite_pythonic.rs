@@ -26,6 +26,7 @@
 
 use crate::prompt::{each_result, function_definitions};
 use crate::pylines::push_call_lines;
+use crate::pylit;
 use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::xml_markup::result_text;
@@ -80,6 +81,7 @@ impl Protocol for GranitePythonic {
                     text,
                     Span::new(from, from + stripped.len()),
                     self.id(),
+                    pylit::Options::default(),
                 );
             } else if !stripped.is_empty() {
                 content.push(line.trim_end_matches(['\n', '\r']));

@@ -26,6 +26,7 @@ use crate::calls::{error, push_json_calls};
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
 use crate::pylines::push_call_lines;
+use crate::pylit;
 use crate::pythonic::push_call_list;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 use crate::result::ToolExecutionResult;
@@ -85,7 +86,7 @@ impl Protocol for Lfm2 {
         if let Some(code) = fenced_code(body) {
             // MiniCPM3: Python call statements in a Markdown fence.
             let code = Span::new(block.body.start + code.start, block.body.start + code.end);
-            push_call_lines(out, text, code, self.id());
+            push_call_lines(out, text, code, self.id(), pylit::Options::AST_KEYWORDS);
             return;
         }
         let lead = body.len() - body.trim_start().len();
@@ -104,7 +105,7 @@ impl Protocol for Lfm2 {
         } else if trimmed.starts_with('[') {
             push_call_list(out, text, list, block.span, self.id());
         } else if trimmed.starts_with(|c: char| c.is_alphabetic() || c == '_') {
-            push_call_lines(out, text, list, self.id());
+            push_call_lines(out, text, list, self.id(), pylit::Options::AST_KEYWORDS);
         } else {
             error(
                 out,

@@ -13,6 +13,7 @@ use crate::calls::warning;
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{each_result, function_objects, result_value};
 use crate::pylines::push_call_lines;
+use crate::pylit;
 use crate::request::{DiagnosticCode, ParseOutput};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
@@ -71,7 +72,14 @@ impl Protocol for Olmo3 {
             );
             return;
         }
-        push_call_lines(out, text, block.body, self.id());
+        // vLLM's OLMo 3 parser builds the arguments from `ast`'s keywords.
+        push_call_lines(
+            out,
+            text,
+            block.body,
+            self.id(),
+            pylit::Options::AST_KEYWORDS,
+        );
     }
 }
 

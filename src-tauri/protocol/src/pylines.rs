@@ -6,12 +6,19 @@
 //! literal typing (`True` and `true` alike), error messages and byte-exact spans as the
 //! pythonic format, and a call spanning several lines stays one call.
 
-use crate::calls::{error, push_request, Call};
+use crate::calls::{error, push_request, warning, Call};
 use crate::pylit::{self, ErrorKind};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
 
-/// Pushes one request per call in `text[body]` and one diagnostic per bad call.
-pub fn push_call_lines(out: &mut ParseOutput, text: &str, body: Span, id: &str) {
+/// Pushes one request per call in `text[body]` and one diagnostic per bad call, read with the
+/// format's reference's readings (`options`).
+pub fn push_call_lines(
+    out: &mut ParseOutput,
+    text: &str,
+    body: Span,
+    id: &str,
+    options: pylit::Options,
+) {
     let Some(source) = text.get(body.start..body.end) else {
         return;
     };
@@ -19,11 +26,14 @@ pub fn push_call_lines(out: &mut ParseOutput, text: &str, body: Span, id: &str) 
     let place = |start: usize, end: usize| {
         Span::new((base + start).min(body.end), (base + end).min(body.end))
     };
-    pylit::for_each_call_line(source, |item| push_item(out, text, id, item, place));
+    pylit::for_each_call_line(source, options, |item| {
+        push_item(out, text, id, item, place)
+    });
 }
 
-/// Pushes what the Python reader made of one call: a request spanning the call, or an error
-/// diagnostic spanning the bad text. `place` turns the reader's offsets (into the text it was
+/// Pushes what the Python reader made of one call: a request spanning the call (with a warning
+/// per thing read differently from what was written), or an error diagnostic spanning the bad
+/// text. `place` turns the reader's offsets (into the text it was
 /// given) into a span of the reply. Shared by every format whose calls are Python calls.
 pub fn push_item(
     out: &mut ParseOutput,
@@ -33,18 +43,28 @@ pub fn push_item(
     place: impl Fn(usize, usize) -> Span,
 ) {
     match item {
-        Ok(call) => push_request(
-            out,
-            text,
-            place(call.start, call.end),
-            id,
-            Call {
-                name: call.name,
-                args: call.args,
-                id: None,
-            },
-            false,
-        ),
+        Ok(call) => {
+            push_request(
+                out,
+                text,
+                place(call.start, call.end),
+                id,
+                Call {
+                    name: call.name,
+                    args: call.args,
+                    id: None,
+                },
+                false,
+            );
+            for note in call.notes {
+                warning(
+                    out,
+                    diagnostic_code(note.kind),
+                    note.message,
+                    place(note.offset, note.offset + note.len),
+                );
+            }
+        }
         Err(e) => error(
             out,
             diagnostic_code(e.kind),

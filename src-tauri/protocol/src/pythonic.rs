@@ -13,16 +13,19 @@
 //! A reply that starts with `[` but does not go on like a call (`[1] See …`, `[Note] …`) is
 //! prose, as vLLM treats it: it stays content and raises nothing. Later in a reply only a `[`
 //! directly followed by `name(` can open a list (never `[this](link)` or `[1, 2]`), and such a
-//! list counts only if at least one call in it reads cleanly; otherwise it stays prose, with no
-//! diagnostics. Within a real list, a bad call (a positional argument, a value that is not a
-//! literal) is reported and skipped while the calls around it are kept; a list cut off at the
+//! list counts only if at least one call in it reads cleanly (as written: no positional argument
+//! left out); otherwise it stays prose, with no diagnostics. Within a real list, a bad call (a
+//! value that is not a literal) is reported and skipped while the calls around it are kept; a
+//! literal positional argument is left out of its call with a warning, and a repeated keyword
+//! keeps its last value with a warning, as vLLM's and SGLang's `ast` readers build the
+//! arguments from the keywords; a list cut off at the
 //! end keeps the calls that completed. Results go back in Llama's `ipython` turn, as in
 //! [`super::llama3_json`].
 //!
 //! Deliberate differences: calls are kept whatever their name (SGLang drops names missing from
 //! the request's tools; the workbench reports unknown tools instead); a positional argument is
-//! reported and its call skipped (vLLM and SGLang silently drop the value and keep the call);
-//! vLLM's plain `pythonic` parser does not read a list after prose, SGLang's does, and so do we.
+//! left out with a warning (SGLang leaves it out silently; vLLM's gate regex takes no call whose
+//! first argument is positional, and then reads no call at all); vLLM's plain `pythonic` parser does not read a list after prose, SGLang's does, and so do we.
 
 use crate::balanced::Syntax;
 use crate::calls::warning;
@@ -119,8 +122,8 @@ impl Protocol for Pythonic {
             // After prose, a list that yields no clean call was prose too: nothing to report.
             Some(Open::CallList) => {
                 let mut list = ParseOutput::default();
-                push_call_list(&mut list, text, block.body, block.span, self.id());
-                if list.requests.is_empty() {
+                let clean = push_call_list(&mut list, text, block.body, block.span, self.id());
+                if clean == 0 {
                     as_prose(out);
                 } else {
                     out.requests.append(&mut list.requests);
@@ -128,26 +131,30 @@ impl Protocol for Pythonic {
                     out.content.push_str(&list.content);
                 }
             }
-            _ => push_call_list(out, text, block.body, block.span, self.id()),
+            _ => {
+                push_call_list(out, text, block.body, block.span, self.id());
+            }
         }
     }
 }
 
 /// Reads the Python call list at `text[body]` (body starting at its `[`), pushing one request
 /// per call (each spanning its own text) and one diagnostic per bad call; text after the list
-/// is content. Shared by the formats that wrap a pythonic list in their own tokens (LFM2).
+/// is content. Returns how many calls read cleanly (as written, with nothing left out). Shared
+/// by the formats that wrap a pythonic list in their own tokens (LFM2).
 pub fn push_call_list(
     out: &mut ParseOutput,
     text: &str,
     body_span: Span,
     block_span: Span,
     id: &str,
-) {
+) -> usize {
     let Some(body) = text.get(body_span.start..body_span.end) else {
-        return;
+        return 0;
     };
     let base = body_span.start;
     let mut calls = 0;
+    let mut clean = 0;
     let mut errors = 0;
     let place = |start: usize, end: usize| {
         Span::new(
@@ -155,9 +162,12 @@ pub fn push_call_list(
             (base + end).min(body_span.end),
         )
     };
-    let end = pylit::for_each_call(body, |item| {
+    let end = pylit::for_each_call(body, pylit::Options::AST_KEYWORDS, |item| {
         match &item {
-            Ok(_) => calls += 1,
+            Ok(call) => {
+                calls += 1;
+                clean += usize::from(call.notes.is_empty());
+            }
             Err(_) => errors += 1,
         }
         push_item(out, text, id, item, place);
@@ -175,6 +185,7 @@ pub fn push_call_list(
             block_span,
         );
     }
+    clean
 }
 
 #[cfg(test)]
@@ -275,7 +286,7 @@ mod tests {
 
     #[test]
     fn a_bad_call_is_reported_and_its_neighbours_kept() {
-        let text = "[f(a=1), g('x'), h(b=2)]";
+        let text = "[f(a=1), g(x), h(b=2)]";
         let out = parse(text);
         assert_eq!(
             calls(&out),
@@ -287,7 +298,7 @@ mod tests {
         assert_eq!(out.diagnostics.len(), 1);
         let d = &out.diagnostics[0];
         assert_eq!(d.severity, Severity::Error);
-        assert_eq!(&text[d.span.start..d.span.end], "'x'");
+        assert_eq!(&text[d.span.start..d.span.end], "x");
         assert!(d.message.contains("positional"), "{}", d.message);
     }
 

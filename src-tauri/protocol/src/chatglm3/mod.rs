@@ -174,55 +174,57 @@ impl ChatGlm3 {
         let block = Span::new(turn.metadata.start, code.block_end);
         let base = code.code.start;
         let mut first = true;
-        pylit::for_each_call_line(slice(text, code.code), |item| match item {
-            Ok(call) if !first => error(
-                out,
-                DiagnosticCode::StrayText,
-                format!(
+        pylit::for_each_call_line(slice(text, code.code), pylit::Options::default(), |item| {
+            match item {
+                Ok(call) if !first => error(
+                    out,
+                    DiagnosticCode::StrayText,
+                    format!(
                     "a second call ('{}') in the fence of '{name}': a turn holds one call, so it \
                      is skipped",
                     call.name
                 ),
-                Span::new(base + call.start, base + call.end),
-            ),
-            Ok(call) if call.name != "tool_call" => {
-                first = false;
-                error(
-                    out,
-                    DiagnosticCode::MissingToolName,
-                    format!(
+                    Span::new(base + call.start, base + call.end),
+                ),
+                Ok(call) if call.name != "tool_call" => {
+                    first = false;
+                    error(
+                        out,
+                        DiagnosticCode::MissingToolName,
+                        format!(
                         "the fence of '{name}' calls '{}', not tool_call(…); the call is skipped",
                         call.name
                     ),
-                    Span::new(base + call.start, base + call.end),
-                );
-            }
-            Ok(call) => {
-                first = false;
-                push_request(
-                    out,
-                    text,
-                    block,
-                    self.id(),
-                    Call {
-                        name: name.to_owned(),
-                        args: call.args,
-                        id: None,
-                    },
-                    false,
-                );
-            }
-            Err(e) => {
-                first = false;
-                let code_kind = diagnostic_code(e.kind);
-                let start = (base + e.offset).min(code.code.end);
-                let end = (start + e.len).min(code.code.end);
-                error(
-                    out,
-                    code_kind,
-                    format!("the call of '{name}': {}", e.message),
-                    Span::new(start, end),
-                );
+                        Span::new(base + call.start, base + call.end),
+                    );
+                }
+                Ok(call) => {
+                    first = false;
+                    push_request(
+                        out,
+                        text,
+                        block,
+                        self.id(),
+                        Call {
+                            name: name.to_owned(),
+                            args: call.args,
+                            id: None,
+                        },
+                        false,
+                    );
+                }
+                Err(e) => {
+                    first = false;
+                    let code_kind = diagnostic_code(e.kind);
+                    let start = (base + e.offset).min(code.code.end);
+                    let end = (start + e.len).min(code.code.end);
+                    error(
+                        out,
+                        code_kind,
+                        format!("the call of '{name}': {}", e.message),
+                        Span::new(start, end),
+                    );
+                }
             }
         });
         if !code.closed {

@@ -32,7 +32,7 @@ impl<'a> Parser<'a> {
             let element_start = self.pos;
             match self.call() {
                 Ok(call) => each(Ok(call)),
-                Err(Failed { mut error, resync }) => {
+                Err(mut error) => {
                     if error.kind == ErrorKind::UnexpectedEnd {
                         // The whole unfinished call is the news, not the empty end of the text.
                         error.offset = element_start;
@@ -42,22 +42,18 @@ impl<'a> Parser<'a> {
                         return None;
                     }
                     error.message = format!("call {index}: {}", error.message);
-                    if resync {
-                        match self.skip_element(element_start) {
-                            Some(at) => {
-                                error.message.push_str("; the call is skipped");
-                                each(Err(error));
-                                self.pos = at;
-                            }
-                            None => {
-                                error.message.push_str("; the rest of the list is skipped");
-                                each(Err(error));
-                                return None;
-                            }
+                    // The reader is lost inside the call: skip to the next top-level separator.
+                    match self.skip_element(element_start) {
+                        Some(at) => {
+                            error.message.push_str("; the call is skipped");
+                            each(Err(error));
+                            self.pos = at;
                         }
-                    } else {
-                        error.message.push_str("; the call is skipped");
-                        each(Err(error));
+                        None => {
+                            error.message.push_str("; the rest of the list is skipped");
+                            each(Err(error));
+                            return None;
+                        }
                     }
                 }
             }
@@ -157,11 +153,7 @@ impl<'a> Parser<'a> {
         None
     }
 
-    pub(super) fn call(&mut self) -> Result<Call, Failed> {
-        let lost = |error| Failed {
-            error,
-            resync: true,
-        };
+    pub(super) fn call(&mut self) -> Result<Call, Error> {
         let start = self.pos;
         let name = match self.dotted_name() {
             Ok(name) => name,
@@ -170,18 +162,18 @@ impl<'a> Parser<'a> {
                     error.kind = ErrorKind::NotACall;
                     error.message = format!("not a call: {}", error.message);
                 }
-                return Err(lost(error));
+                return Err(error);
             }
         };
         self.skip_ws();
         match self.peek() {
             Some(b'(') => self.pos += 1,
-            None => return Err(lost(self.end_error(&format!("the call to '{name}'")))),
+            None => return Err(self.end_error(&format!("the call to '{name}'"))),
             Some(_) => {
                 let mut error = self.unexpected(&format!("'(' after '{name}'"));
                 error.kind = ErrorKind::NotACall;
                 error.message = format!("not a call: {}", error.message);
-                return Err(lost(error));
+                return Err(error);
             }
         }
         // Whatever a failed call left on the scratch stacks is garbage now.
@@ -190,8 +182,8 @@ impl<'a> Parser<'a> {
         self.arg_offsets.clear();
         self.open.truncate(self.call_floor);
         self.open.push(b')');
-        // A call with a semantic problem is still read to its end, so the list goes on.
-        let mut problem: Option<Error> = None;
+        // What is read differently from what was written, reported beside the call.
+        let mut notes: Vec<Error> = Vec::new();
         loop {
             self.skip_ws();
             match self.peek() {
@@ -200,20 +192,20 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 Some(b'*') => {
-                    return Err(lost(self.error(
+                    return Err(self.error(
                         ErrorKind::Syntax,
                         self.pos,
                         format!(
                             "'{name}' unpacks arguments (*args / **kwargs), which is not a literal"
                         ),
-                    )))
+                    ))
                 }
-                None => return Err(lost(self.end_error(&format!("the call to '{name}'")))),
+                None => return Err(self.end_error(&format!("the call to '{name}'"))),
                 Some(_) => {}
             }
             let arg_start = self.pos;
             if let Some(key) = self.keyword() {
-                let value = self.value(1).map_err(lost)?;
+                let value = self.value(1)?;
                 self.entries.push((key.to_owned(), value));
                 self.arg_offsets.push(arg_start);
             } else {
@@ -227,16 +219,12 @@ impl<'a> Parser<'a> {
                     ),
                 };
                 match self.value(1) {
-                    Ok(_) => {
-                        if problem.is_none() {
-                            problem = Some(positional(self.pos));
-                        }
-                    }
-                    Err(e) if e.kind == ErrorKind::UnexpectedEnd => return Err(lost(e)),
+                    Ok(_) => notes.push(positional(self.pos)),
+                    Err(e) if e.kind == ErrorKind::UnexpectedEnd => return Err(e),
                     // Not even a literal (`f(city)`): the missing `name=` is the news.
                     Err(_) => {
                         let end = arg_start + char_len_at(self.src, arg_start);
-                        return Err(lost(positional(end)));
+                        return Err(positional(end));
                     }
                 }
             }
@@ -248,44 +236,44 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 _ => {
-                    return Err(lost(
-                        self.unexpected(&format!("',' or ')' after an argument of '{name}'")),
-                    ))
+                    return Err(
+                        self.unexpected(&format!("',' or ')' after an argument of '{name}'"))
+                    )
                 }
             }
         }
         self.open.truncate(self.call_floor);
         let mut args = Map::with_capacity(self.entries.len());
         for (i, (key, value)) in self.entries.drain(..).enumerate() {
-            match args.entry(key) {
-                serde_json::map::Entry::Vacant(entry) => {
-                    entry.insert(value);
-                }
-                serde_json::map::Entry::Occupied(entry) => {
-                    if problem.is_none() {
-                        let key = entry.key();
-                        problem = Some(Error {
-                            kind: ErrorKind::DuplicateArgument,
-                            offset: self.arg_offsets.get(i).copied().unwrap_or(start),
-                            len: key.len(),
-                            message: format!("'{name}' repeats the argument '{key}'"),
-                        });
-                    }
-                }
+            if args.contains_key(&key) {
+                notes.push(Error {
+                    kind: ErrorKind::DuplicateArgument,
+                    offset: self.arg_offsets.get(i).copied().unwrap_or(start),
+                    len: key.len(),
+                    message: format!("'{name}' repeats the argument '{key}'"),
+                });
             }
+            args.insert(key, value);
         }
-        match problem {
-            Some(error) => Err(Failed {
-                error,
-                resync: false,
-            }),
-            None => Ok(Call {
-                name: name.to_owned(),
-                args,
-                start,
-                end: self.pos,
-            }),
+        if !self.options.ast_keywords && !notes.is_empty() {
+            // The call is read to its end, so the list goes on after it.
+            return Err(notes.swap_remove(0));
         }
+        for note in &mut notes {
+            note.message.push_str(match note.kind {
+                ErrorKind::PositionalArgument => {
+                    "; it is left out, as the references read only keyword arguments"
+                }
+                _ => "; the last value is kept, as the references keep it",
+            });
+        }
+        Ok(Call {
+            name: name.to_owned(),
+            args,
+            start,
+            end: self.pos,
+            notes,
+        })
     }
 
     /// `name =` (not `==`), consumed; otherwise nothing is consumed.

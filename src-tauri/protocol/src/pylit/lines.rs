@@ -40,7 +40,7 @@ impl<'a> Parser<'a> {
                     each(Ok(call));
                     self.after_call_line(index, &mut each);
                 }
-                Err(Failed { mut error, .. }) => {
+                Err(mut error) => {
                     if error.kind == ErrorKind::UnexpectedEnd {
                         error.offset = line_start;
                         error.len = self.src.len().saturating_sub(line_start);

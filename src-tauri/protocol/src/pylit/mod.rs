@@ -43,11 +43,16 @@
 //! `ast.literal_eval` does, for text values whose reference parser falls back to it.
 //!
 //! What stays an error (what the references also reject): bytes (`b'…'`), f-strings with
-//! placeholders, `\x4`, non-finite numbers (`1e999`), a repeated keyword argument, names that
-//! are not literals; and what the format forbids although Python allows it (positional
-//! arguments, which cannot be mapped onto a JSON object of named arguments) is an error on that
-//! call only. In a list, a bad call is skipped and reading resumes at the next top-level `,`,
-//! so one bad call never hides the good ones around it.
+//! placeholders, `\x4`, non-finite numbers (`1e999`), names that are not literals. In a list, a
+//! bad call is skipped and reading resumes at the next top-level `,`, so one bad call never
+//! hides the good ones around it.
+//!
+//! Read as vLLM's and SGLang's readers read them, with a warning ([`Call::notes`], with
+//! [`Options::ast_keywords`]; otherwise an error on that call): a repeated keyword
+//! argument keeps its last value (`ast.parse` accepts it, only the compiler rejects it, and vLLM
+//! and SGLang build the arguments from the keywords in order); a positional argument that is a
+//! literal is left out, as they read only the keywords (a JSON object of named arguments has no
+//! place for it). A positional argument that is not even a literal (`f(city)`) is an error.
 //!
 //! The reader is split by what it reads: this file holds the public entry points and the
 //! reader's state, [`calls`] call lists and calls, [`values`] containers, [`strings`] string
@@ -106,6 +111,10 @@ pub struct Call {
     pub args: Map<String, Value>,
     pub start: usize,
     pub end: usize,
+    /// What was read differently from what the model wrote, as the references read it (a
+    /// literal positional argument left out, a repeated keyword's earlier values dropped):
+    /// reported as warnings beside the call.
+    pub notes: Vec<Error>,
 }
 
 /// What [`parse_call_list`] read.
@@ -131,14 +140,28 @@ pub struct Options {
     /// A call as a value (`c=g(x, k=1)`) is read as `{"name", "arguments": [positional],
     /// "keywords": {…}}`, the shape nexusraven-pip gives nested calls.
     pub nested_calls: bool,
+    /// The reference builds the arguments from `ast`'s keywords (vLLM's and SGLang's pythonic
+    /// readers): a literal positional argument is left out and a repeated keyword keeps its last
+    /// value, each with a note ([`Call::notes`]). Without it, both cost the call, as where the
+    /// reference runs the call (`eval` with `**kwargs`) or keeps no such call.
+    pub ast_keywords: bool,
+}
+
+impl Options {
+    /// The readings of vLLM's and SGLang's `ast`-based pythonic parsers.
+    pub const AST_KEYWORDS: Self = Self {
+        separator: b',',
+        bare_names: false,
+        nested_calls: false,
+        ast_keywords: true,
+    };
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
-            separator: b',',
-            bare_names: false,
-            nested_calls: false,
+            ast_keywords: false,
+            ..Self::AST_KEYWORDS
         }
     }
 }
@@ -164,15 +187,23 @@ pub fn parse_call_list_with(src: &str, options: Options) -> CallList {
 
 /// [`parse_call_list`] handing each item to `each` as soon as it is read, with no list of
 /// them in between (a megabyte reply holds thousands). Returns [`CallList::end`].
-pub fn for_each_call(src: &str, each: impl FnMut(Result<Call, Error>)) -> Option<usize> {
-    Parser::new(src).call_list(each)
+pub fn for_each_call(
+    src: &str,
+    options: Options,
+    each: impl FnMut(Result<Call, Error>),
+) -> Option<usize> {
+    let mut parser = Parser::new(src);
+    parser.options = options;
+    parser.call_list(each)
 }
 
 /// Reads calls written one per line (`f(a=1)\ng(b=2)`, each maybe inside `print(…)`),
 /// handing each call, or the error that cost it, to `each`. A bad line is skipped; a call the
 /// text ends inside ends the reading.
-pub fn for_each_call_line(src: &str, each: impl FnMut(Result<Call, Error>)) {
-    Parser::new(src).call_lines(each)
+pub fn for_each_call_line(src: &str, options: Options, each: impl FnMut(Result<Call, Error>)) {
+    let mut parser = Parser::new(src);
+    parser.options = options;
+    parser.call_lines(each)
 }
 
 /// Reads `src` as exactly one literal (surrounding whitespace allowed).
@@ -221,13 +252,6 @@ pub fn looks_like_call_list(src: &str) -> bool {
     }
     parser.skip_ws();
     matches!(parser.peek(), None | Some(b'('))
-}
-
-/// A call that failed; `resync` says whether the reader is lost inside it (and must skip to
-/// the next top-level separator) or stands right after its `)`.
-struct Failed {
-    error: Error,
-    resync: bool,
 }
 
 struct Parser<'a> {

@@ -448,3 +448,22 @@ proptest! {
         prop_assert_eq!(args.and_then(|a| a.get("v").cloned()), Some(value));
     }
 }
+
+/// `ast.parse` accepts a literal positional argument and a repeated keyword (only the compiler
+/// rejects the latter); vLLM's and SGLang's readers build the arguments from the keywords in
+/// order. Without [`Options::ast_keywords`] both cost the call (see above).
+#[test]
+fn ast_keywords_read_as_the_references_read_them() {
+    let list = parse_call_list_with("[g('x', b=2), f(a=1, a=2)]", Options::AST_KEYWORDS);
+    assert_eq!(list.end, Some(26));
+    let calls: Vec<_> = list.items.into_iter().map(Result::unwrap).collect();
+    assert_eq!(calls[0].name, "g");
+    assert_eq!(Value::Object(calls[0].args.clone()), json!({"b": 2}));
+    let notes = |call: &Call| -> Vec<(ErrorKind, usize)> {
+        call.notes.iter().map(|n| (n.kind, n.offset)).collect()
+    };
+    assert_eq!(notes(&calls[0]), vec![(ErrorKind::PositionalArgument, 3)]);
+    assert_eq!(Value::Object(calls[1].args.clone()), json!({"a": 2}));
+    assert_eq!(notes(&calls[1]), vec![(ErrorKind::DuplicateArgument, 21)]);
+    assert!(calls[1].notes[0].message.contains("last value is kept"));
+}
