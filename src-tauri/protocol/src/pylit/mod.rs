@@ -148,21 +148,24 @@ pub struct Options {
 }
 
 impl Options {
-    /// The readings of vLLM's and SGLang's `ast`-based pythonic parsers.
-    pub const AST_KEYWORDS: Self = Self {
+    /// Python's own grammar, read strictly.
+    pub const STRICT: Self = Self {
         separator: b',',
         bare_names: false,
         nested_calls: false,
+        ast_keywords: false,
+    };
+
+    /// The readings of vLLM's and SGLang's `ast`-based pythonic parsers.
+    pub const AST_KEYWORDS: Self = Self {
         ast_keywords: true,
+        ..Self::STRICT
     };
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self {
-            ast_keywords: false,
-            ..Self::AST_KEYWORDS
-        }
+        Self::STRICT
     }
 }
 
