@@ -18,7 +18,9 @@
 //! value that is not a literal) is reported and skipped while the calls around it are kept; a
 //! literal positional argument is left out of its call with a warning, and a repeated keyword
 //! keeps its last value with a warning, as vLLM's and SGLang's `ast` readers build the
-//! arguments from the keywords; a list cut off at the
+//! arguments from the keywords. A list that is not Python at all (a string never closed, a
+//! bracket that does not match, two calls with no comma) or that is called or indexed
+//! (`[f(a=1)]()`) gives no call, as `ast.parse` gives the references none; a list cut off at the
 //! end keeps the calls that completed. Results go back in Llama's `ipython` turn, as in
 //! [`super::llama3_json`].
 //!
@@ -28,7 +30,7 @@
 //! first argument is positional, and then reads no call at all); vLLM's plain `pythonic` parser does not read a list after prose, SGLang's does, and so do we.
 
 use crate::balanced::Syntax;
-use crate::calls::warning;
+use crate::calls::{error, warning};
 use crate::framing::{Block, Close, Framing, Open, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::pylines::push_item;
@@ -142,6 +144,11 @@ impl Protocol for Pythonic {
 /// per call (each spanning its own text) and one diagnostic per bad call; text after the list
 /// is content. Returns how many calls read cleanly (as written, with nothing left out). Shared
 /// by the formats that wrap a pythonic list in their own tokens (LFM2).
+///
+/// A list that is not Python at all (an unterminated string, a stray bracket, two calls with
+/// no comma) gives no call, as `ast.parse` gives the references none; one that is Python but
+/// holds a bad call loses only that call. So does a list that is called or indexed
+/// (`[f(a=1)]()`): Python reads that as an expression around the list.
 pub fn push_call_list(
     out: &mut ParseOutput,
     text: &str,
@@ -153,9 +160,12 @@ pub fn push_call_list(
         return 0;
     };
     let base = body_span.start;
+    let (first_request, first_diagnostic, content_len) =
+        (out.requests.len(), out.diagnostics.len(), out.content.len());
     let mut calls = 0;
     let mut clean = 0;
     let mut errors = 0;
+    let mut unreadable = false;
     let place = |start: usize, end: usize| {
         Span::new(
             (base + start).min(body_span.end),
@@ -168,10 +178,43 @@ pub fn push_call_list(
                 calls += 1;
                 clean += usize::from(call.notes.is_empty());
             }
-            Err(_) => errors += 1,
+            Err(e) => {
+                errors += 1;
+                unreadable |= matches!(
+                    e.kind,
+                    pylit::ErrorKind::Syntax | pylit::ErrorKind::NotACall
+                );
+            }
         }
         push_item(out, text, id, item, place);
     });
+    let refused = if unreadable {
+        pylit::python_list_end(body).err().map(|(at, why)| {
+            (at, format!("the call list is not Python ({why}), so no call is read, as the references (ast.parse) read none"))
+        })
+    } else {
+        None
+    };
+    let refused = refused.or_else(|| {
+        // What follows the list in the reply: the scanner's block may end at its `]`.
+        let end = end?;
+        let rest = text.get(base + end..)?;
+        let next = rest.trim_start_matches([' ', '\t']);
+        next.starts_with(['(', '[']).then(|| {
+            (end + (rest.len() - next.len()), "the call list is called or indexed, which makes it part of an expression, so no call is read, as the references read none".to_owned())
+        })
+    });
+    if let Some((at, message)) = refused {
+        out.requests.truncate(first_request);
+        out.diagnostics.truncate(first_diagnostic);
+        out.content.truncate(content_len);
+        out.content.push_str(
+            text.get(block_span.start..block_span.end)
+                .unwrap_or_default(),
+        );
+        error(out, DiagnosticCode::InvalidJson, message, place(at, at + 1));
+        return 0;
+    }
     // The scanner counts brackets without pairing them, so after a mismatch its block can
     // run past the list's real end: what follows the list is prose again.
     if let Some(rest) = end.and_then(|end| body.get(end..)) {
@@ -312,10 +355,25 @@ mod tests {
     }
 
     #[test]
-    fn a_bracket_mismatch_costs_one_call_and_the_prose_after_the_list_stays() {
-        let out = parse("[f(a=[1), g(b=2)] Thanks!");
+    fn a_list_that_is_not_python_gives_no_call_but_a_bad_value_costs_one() {
+        // A bracket that does not match: `ast.parse` fails, the references read none.
+        let text = "[f(a=[1), g(b=2)] Thanks!";
+        let out = parse(text);
+        assert!(out.requests.is_empty());
+        assert_eq!(out.content, text);
+        assert!(out
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error && d.message.contains("not Python")));
+        // A value Python reads but JSON cannot hold: that call alone is lost.
+        let out = parse("[f(a=b'x'), g(b=2)] Thanks!");
         assert_eq!(calls(&out), vec![("g".to_owned(), json!({"b": 2}))]);
         assert_eq!(out.content, "Thanks!");
+        // A list called like a function is an expression around the list.
+        let text = "[f(a=1)]()";
+        let out = parse(text);
+        assert!(out.requests.is_empty());
+        assert_eq!(out.content, text);
         assert!(out.has_errors());
     }
 

@@ -62,7 +62,10 @@ mod calls;
 mod lines;
 mod numbers;
 mod strings;
+mod syntax;
 mod values;
+
+pub use syntax::python_list_end;
 
 use std::borrow::Cow;
 
