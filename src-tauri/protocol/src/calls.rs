@@ -396,5 +396,8 @@ fn push_one(out: &mut ParseOutput, text: &str, span: Span, format: &str, item: C
     }
 }
 
+mod in_prose;
+pub use in_prose::push_object_in_prose;
+
 #[cfg(test)]
 mod tests;

@@ -55,7 +55,8 @@
 
 use crate::balanced::{value_end, Syntax};
 use crate::calls::{
-    error, find_marker_in, push_json_calls, push_named_call, push_value_calls, warning,
+    error, find_marker_in, push_json_calls, push_named_call, push_object_in_prose,
+    push_value_calls, warning,
 };
 use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK_MAY_START_OPEN};
 use crate::prompt::{result_value, tools_in_xml_tags};
@@ -108,6 +109,7 @@ const CALL_BODY_STARTS: &[&str] = &["{", "[", "```", "<function"];
 /// Rules before this index make hermes's auto-detect signature.
 const UNTAGGED_RULES: usize = 11;
 const BARE_FUNCTION_RULE: usize = 11;
+const BARE_OBJECT_RULE: usize = 12;
 
 /// Indices into [`FRAMING`]'s rules; the rest are the other tags Qwen models use.
 const TOOL_CALL_RULE: usize = 1;
@@ -182,6 +184,10 @@ impl Protocol for Hermes {
             }
             NAMED_FUNCTION_RULE => function_call(text, block, block.body, "\">", out),
             BARE_FUNCTION_RULE => function_call(text, block, block.body, ">", out),
+            // An object in the prose with no arguments names something; it is not a call.
+            BARE_OBJECT_RULE => {
+                push_object_in_prose(out, text, block, ID, &crate::call_json::ARGUMENT_KEYS);
+            }
             // Several objects one after the other are each a call here too: which tag the
             // model chose does not change how its calls are written.
             _ if starts_call_object(body) => {

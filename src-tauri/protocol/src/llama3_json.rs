@@ -39,7 +39,7 @@
 use serde_json::{Map, Value};
 
 use crate::balanced::{value_end, Syntax};
-use crate::calls::{call_from_json, error, push_json_calls, push_request, warning, Call};
+use crate::calls::{error, push_json_calls, push_object_in_prose, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Rule, JSON_VALUE, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::pythonic::{PYTHON_END, PYTHON_START};
@@ -123,7 +123,7 @@ impl Protocol for Llama3Json {
         match block.rule {
             PYTHON_TAG_RULE | PYTHON_START_RULE => decode_python_tag(text, block, out),
             _ if !block.complete && decode_restarted(text, block, out) => {}
-            IN_PROSE_RULE => decode_in_prose(text, block, out),
+            IN_PROSE_RULE => push_object_in_prose(out, text, block, ID, ARGUMENT_KEYS),
             _ => push_json_calls(out, text, block.body, block.span, ID, "the JSON call"),
         }
     }
@@ -217,33 +217,13 @@ fn names_a_call(rest: &[u8]) -> bool {
         .is_some_and(|rest| rest.starts_with(b"\"name\""))
 }
 
-/// A JSON object holding a call's arguments (`"parameters"` or `"arguments"`), as vLLM requires.
+/// The keys vLLM takes a call's arguments from.
+const ARGUMENT_KEYS: &[&str] = &["parameters", "arguments"];
+
+/// A JSON object holding a call's arguments under one of [`ARGUMENT_KEYS`], as vLLM requires.
 fn is_call_object(json: &str) -> bool {
     serde_json::from_str::<Map<String, Value>>(json)
-        .is_ok_and(|o| o.contains_key("parameters") || o.contains_key("arguments"))
-}
-
-/// A JSON object in the prose: a call when it holds `"parameters"` or `"arguments"` (what vLLM
-/// takes for a call), else prose (`{"name": "x"}` quoted as an example). Parsed once: the
-/// object read to tell is the call that is pushed. Text that is not valid JSON gets the shared
-/// decoder's diagnostic, with its position.
-fn decode_in_prose(text: &str, block: &Block, out: &mut ParseOutput) {
-    let slice = block.body_text(text);
-    match serde_json::from_str::<Map<String, Value>>(slice) {
-        Ok(object) if object.contains_key("parameters") || object.contains_key("arguments") => {
-            match call_from_json(Value::Object(object)) {
-                Ok(call) => push_request(out, text, block.span, ID, call, false),
-                Err((code, message)) => error(out, code, message, block.span),
-            }
-        }
-        Err(e) if !e.is_data() => {
-            push_json_calls(out, text, block.body, block.span, ID, "the JSON call");
-        }
-        _ => out.content.push_str(
-            text.get(block.span.start..block.span.end)
-                .unwrap_or_default(),
-        ),
-    }
+        .is_ok_and(|o| ARGUMENT_KEYS.iter().any(|key| o.contains_key(*key)))
 }
 
 /// What follows `<|python_tag|>`: JSON calls, a built-in tool call, or code.
