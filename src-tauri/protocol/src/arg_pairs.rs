@@ -79,6 +79,18 @@ pub struct Pair<'t> {
     pub span: Span,
 }
 
+/// What reading one pair gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadPair<'t> {
+    /// A whole pair.
+    Pair(Pair<'t>),
+    /// A pair whose value opener is missing (`<arg_key>k</arg_key>text</arg_value>`), left out
+    /// with an error, as the references' pair pattern skips it; reading goes on at `end`.
+    LeftOut { end: usize },
+    /// A pair whose extent is a guess, reported: the call is skipped.
+    Broken,
+}
+
 /// The call the pairs belong to, for messages.
 #[derive(Debug, Clone, Copy)]
 pub struct CallContext<'a> {
@@ -135,12 +147,18 @@ impl<'t> PairReader<'t> {
                 return false;
             }
             let limit = self.keys.find(key_open + self.syntax.key_open.len());
-            let Some(pair) = self.read(key_open, limit.unwrap_or(self.end), call, out) else {
-                return false;
-            };
-            cursor = pair.span.end;
-            read_one = true;
-            each(pair, out);
+            match self.read(key_open, limit.unwrap_or(self.end), call, out) {
+                ReadPair::Pair(pair) => {
+                    cursor = pair.span.end;
+                    read_one = true;
+                    each(pair, out);
+                }
+                ReadPair::LeftOut { end } => {
+                    cursor = end;
+                    read_one = true;
+                }
+                ReadPair::Broken => return false,
+            }
         }
         // A reply cut inside the call's closing marker leaves the start of it: not stray text.
         let tail = self.text.get(cursor..self.end).unwrap_or_default().trim();
@@ -149,15 +167,29 @@ impl<'t> PairReader<'t> {
     }
 
     /// The pair whose key opener is at `key_open`; the key must close before `key_limit` (the
-    /// next key opener, or whatever else the caller knows ends it). `None` (with an error) when
-    /// it is broken.
+    /// next key opener, or whatever else the caller knows ends it). Errors are reported here.
     pub fn read(
         &mut self,
         key_open: usize,
         key_limit: usize,
         call: CallContext<'_>,
         out: &mut ParseOutput,
-    ) -> Option<Pair<'t>> {
+    ) -> ReadPair<'t> {
+        match self.read_pair(key_open, key_limit, call, out) {
+            Ok(pair) => ReadPair::Pair(pair),
+            Err(Some(end)) => ReadPair::LeftOut { end },
+            Err(None) => ReadPair::Broken,
+        }
+    }
+
+    /// [`Self::read`], with `Err(Some(end))` for a pair left out and `Err(None)` for a broken one.
+    fn read_pair(
+        &mut self,
+        key_open: usize,
+        key_limit: usize,
+        call: CallContext<'_>,
+        out: &mut ParseOutput,
+    ) -> Result<Pair<'t>, Option<usize>> {
         let syntax = self.syntax;
         let text = self.text;
         let name = call.name;
@@ -165,7 +197,7 @@ impl<'t> PairReader<'t> {
         let Some(key_close) = self.key_closes.find(key_start).filter(|&at| at < key_limit) else {
             let what = format!("{} is not closed by {}", syntax.key_open, syntax.key_close);
             self.broken(key_open, key_limit, what, call, out);
-            return None;
+            return Err(None);
         };
         let key = text.get(key_start..key_close).unwrap_or_default().trim();
         let mut after_key = key_close + syntax.key_close.len();
@@ -184,7 +216,7 @@ impl<'t> PairReader<'t> {
                         "the {type_open} of '{key}' of '{name}' is not closed by {type_close}"
                     );
                     self.broken(key_open, limit, what, call, out);
-                    return None;
+                    return Err(None);
                 };
                 declared_type = text.get(type_start..type_start + len).map(str::trim);
                 after_key = type_start + len + type_close.len();
@@ -195,6 +227,30 @@ impl<'t> PairReader<'t> {
             .get(value_open..limit)
             .is_some_and(|rest| rest.starts_with(syntax.value_open))
         {
+            // Text, then the value's closer, before the next key: the model left the value's
+            // opener out (GLM-5.2, vLLM issue 49248). The references' pair pattern does not match
+            // such a pair and reads the others; so does this reader, with an error.
+            let orphan_close = self
+                .value_closes
+                .find(value_open)
+                .filter(|&at| at < limit && at > value_open);
+            let opener_inside = |at: usize| {
+                text.get(value_open..at)
+                    .is_some_and(|between| between.contains(syntax.value_open))
+            };
+            if let Some(at) = orphan_close.filter(|&at| !key.is_empty() && !opener_inside(at)) {
+                error(
+                    out,
+                    DiagnosticCode::UnclosedValue,
+                    format!(
+                        "argument '{key}' of '{name}' has no {} before its value; the argument \
+                         is left out, as the references' pair pattern leaves it",
+                        syntax.value_open
+                    ),
+                    Span::new(key_open, at + syntax.value_close.len()),
+                );
+                return Err(Some(at + syntax.value_close.len()));
+            }
             let message = if value_open == limit && next_key.is_none() && !call.complete {
                 format!(
                     "the reply ends after argument '{key}' of '{name}' and before its value; the \
@@ -212,7 +268,7 @@ impl<'t> PairReader<'t> {
                 message,
                 Span::new(key_open, after_key),
             );
-            return None;
+            return Err(None);
         }
         let value_start = value_open + syntax.value_open.len();
         let value_limit = if syntax.value_ends_at_next_key {
@@ -230,7 +286,7 @@ impl<'t> PairReader<'t> {
                 syntax.value_close
             );
             self.broken(key_open, value_limit, what, call, out);
-            return None;
+            return Err(None);
         };
         if key.is_empty() {
             error(
@@ -242,7 +298,7 @@ impl<'t> PairReader<'t> {
                 ),
                 Span::new(key_open, after_key),
             );
-            return None;
+            return Err(None);
         }
         let raw = text.get(value_start..value_close).unwrap_or_default();
         let (value, value_span) = if syntax.trim_values {
@@ -253,7 +309,7 @@ impl<'t> PairReader<'t> {
         } else {
             (raw, Span::new(value_start, value_close))
         };
-        Some(Pair {
+        Ok(Pair {
             key,
             value,
             declared_type,
@@ -396,5 +452,18 @@ mod tests {
             read(quoting, body).0,
             [("a".into(), "x <arg_key> y".into())]
         );
+    }
+
+    #[test]
+    fn a_value_whose_opener_is_missing_is_left_out_and_the_call_kept() {
+        let body =
+            "<arg_key>q</arg_key>how many</arg_value><arg_key>n</arg_key><arg_value>3</arg_value>";
+        let (pairs, out) = read(GLM, body);
+        assert_eq!(pairs, [("n".into(), "3".into())]);
+        assert_eq!(out.diagnostics.len(), 1);
+        assert!(out.diagnostics[0].message.contains("left out"));
+        // No value at all before the next key: where the pair ends is a guess.
+        let body = "<arg_key>q</arg_key><arg_key>n</arg_key><arg_value>3</arg_value>";
+        assert!(read(GLM, body).0.is_empty());
     }
 }

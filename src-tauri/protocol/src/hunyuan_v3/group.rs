@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::{spelling_of, NameEnd, Spelling};
-use crate::arg_pairs::{CallContext, PairReader, PairSyntax, Stray};
+use crate::arg_pairs::{CallContext, PairReader, PairSyntax, ReadPair, Stray};
 use crate::calls::{error, push_request, Call};
 use crate::framing::Block;
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -253,14 +253,15 @@ fn read_call<'t>(
                 complete,
             };
             match find.pairs.read(cursor, key_limit, call, out) {
-                Some(pair) => {
+                ReadPair::Pair(pair) => {
                     if read.ok {
                         let value = Value::String(pair.value.to_owned());
                         insert_arg(&mut read.args, pair.key, value, pair.span, read.name, out);
                     }
                     cursor = pair.span.end;
                 }
-                None => {
+                ReadPair::LeftOut { end } => cursor = end,
+                ReadPair::Broken => {
                     // The pair's extent is a guess: skip the call, resume at the next call.
                     read.ok = false;
                     let next = find.call_opens.find(cursor + 1).unwrap_or(end);
