@@ -80,8 +80,9 @@ pub fn diagnostic_code(kind: ErrorKind) -> DiagnosticCode {
         ErrorKind::UnexpectedEnd => DiagnosticCode::UnclosedValue,
         ErrorKind::NotACall => DiagnosticCode::MissingToolName,
         ErrorKind::DuplicateArgument => DiagnosticCode::DuplicateKey,
-        ErrorKind::Syntax | ErrorKind::PositionalArgument | ErrorKind::TooDeep => {
-            DiagnosticCode::InvalidJson
-        }
+        ErrorKind::Syntax
+        | ErrorKind::AfterCall
+        | ErrorKind::PositionalArgument
+        | ErrorKind::TooDeep => DiagnosticCode::InvalidJson,
     }
 }

@@ -13,21 +13,22 @@
 //! A reply that starts with `[` but does not go on like a call (`[1] See …`, `[Note] …`) is
 //! prose, as vLLM treats it: it stays content and raises nothing. Later in a reply only a `[`
 //! directly followed by `name(` can open a list (never `[this](link)` or `[1, 2]`), and such a
-//! list counts only if at least one call in it reads cleanly (as written: no positional argument
-//! left out); otherwise it stays prose, with no diagnostics. Within a real list, a bad call (a
-//! value that is not a literal) is reported and skipped while the calls around it are kept; a
-//! literal positional argument is left out of its call with a warning, and a repeated keyword
-//! keeps its last value with a warning, as vLLM's and SGLang's `ast` readers build the
-//! arguments from the keywords. A list that is not Python at all (a string never closed, a
-//! bracket that does not match, two calls with no comma) or that is called or indexed
-//! (`[f(a=1)]()`) gives no call, as `ast.parse` gives the references none; a list cut off at the
-//! end keeps the calls that completed. Results go back in Llama's `ipython` turn, as in
-//! [`super::llama3_json`].
+//! list counts only if at least one call in it reads cleanly (as written: nothing read
+//! differently); otherwise it stays prose, with no diagnostics. Within a real list, a bad call (a
+//! value that is not a literal, a positional argument) is reported and skipped while the calls
+//! around it are kept, as vLLM converts each call on its own; a repeated keyword keeps its last
+//! value with a warning, as vLLM's and SGLang's `ast` readers build the arguments from the
+//! keywords. A list that is not Python at all (a string never closed, a bracket that does not
+//! match, two calls with no comma) keeps only the calls that read whole in their own top-level
+//! segment, and none when the list is one segment, as vLLM salvages an unparsable block
+//! (`salvage_calls_from_unparsable_block`); a list that is called or indexed (`[f(a=1)]()`) gives
+//! no call, as `ast.parse` reads an expression around it. A list cut off at the end keeps the
+//! calls that completed. Results go back in Llama's `ipython` turn, as in [`super::llama3_json`].
 //!
 //! Deliberate differences: calls are kept whatever their name (SGLang drops names missing from
-//! the request's tools; the workbench reports unknown tools instead); a positional argument is
-//! left out with a warning (SGLang leaves it out silently; vLLM's gate regex takes no call whose
-//! first argument is positional, and then reads no call at all); vLLM's plain `pythonic` parser does not read a list after prose, SGLang's does, and so do we.
+//! the request's tools; the workbench reports unknown tools instead); SGLang's detector drops a
+//! positional value silently and keeps its call (vLLM now rejects the call, as here); vLLM's
+//! plain `pythonic` parser does not read a list after prose, SGLang's does, and so do we.
 
 use crate::balanced::Syntax;
 use crate::calls::{error, warning};
@@ -142,13 +143,13 @@ impl Protocol for Pythonic {
 
 /// Reads the Python call list at `text[body]` (body starting at its `[`), pushing one request
 /// per call (each spanning its own text) and one diagnostic per bad call; text after the list
-/// is content. Returns how many calls read cleanly (as written, with nothing left out). Shared
-/// by the formats that wrap a pythonic list in their own tokens (LFM2).
+/// is content. Returns how many calls read cleanly (as written, nothing read differently).
+/// Shared by the formats that wrap a pythonic list in their own tokens (LFM2).
 ///
-/// A list that is not Python at all (an unterminated string, a stray bracket, two calls with
-/// no comma) gives no call, as `ast.parse` gives the references none; one that is Python but
-/// holds a bad call loses only that call. So does a list that is called or indexed
-/// (`[f(a=1)]()`): Python reads that as an expression around the list.
+/// A list that is not Python at all keeps only the calls that read whole in their own top-level
+/// segment (nothing after a call's `)` but the `,` or `]`), and none when it is one segment, as
+/// vLLM salvages an unparsable block; a list that is called or indexed (`[f(a=1)]()`) gives
+/// none, as `ast.parse` reads an expression around it.
 pub fn push_call_list(
     out: &mut ParseOutput,
     text: &str,
@@ -162,49 +163,70 @@ pub fn push_call_list(
     let base = body_span.start;
     let (first_request, first_diagnostic, content_len) =
         (out.requests.len(), out.diagnostics.len(), out.content.len());
-    let mut calls = 0;
-    let mut clean = 0;
-    let mut errors = 0;
-    let mut unreadable = false;
     let place = |start: usize, end: usize| {
         Span::new(
             (base + start).min(body_span.end),
             (base + end).min(body_span.end),
         )
     };
+    let mut count = ListCount::default();
+    let mut clean = 0;
+    // A call is pushed once the next item shows it stood whole in its part of the list: text
+    // after its `)` (`c3(x=1) / c4`) makes it part of an expression, not an element.
+    let mut pending: Option<pylit::Call> = None;
     let end = pylit::for_each_call(body, pylit::Options::AST_KEYWORDS, |item| {
-        match &item {
-            Ok(call) => {
-                calls += 1;
-                clean += usize::from(call.notes.is_empty());
-            }
-            Err(e) => {
-                errors += 1;
-                unreadable |= matches!(
-                    e.kind,
-                    pylit::ErrorKind::Syntax | pylit::ErrorKind::NotACall
-                );
-            }
+        count.add(&item);
+        let after_call = matches!(&item, Err(e) if e.kind == pylit::ErrorKind::AfterCall);
+        if let Some(call) = pending.take() {
+            clean += settle(out, text, id, call, !after_call, place);
         }
-        push_item(out, text, id, item, place);
+        match item {
+            Ok(call) => pending = Some(call),
+            Err(e) => push_item(out, text, id, Err(e), place),
+        }
     });
-    let refused = if unreadable {
-        pylit::python_list_end(body).err().map(|(at, why)| {
-            (at, format!("the call list is not Python ({why}), so no call is read, as the references (ast.parse) read none"))
-        })
+    if let Some(call) = pending.take() {
+        clean += settle(out, text, id, call, true, place);
+    }
+    let not_python = if count.unreadable {
+        pylit::python_list_end(body).err()
     } else {
         None
     };
-    let refused = refused.or_else(|| {
-        // What follows the list in the reply: the scanner's block may end at its `]`.
-        let end = end?;
+    if let Some((at, why)) = not_python {
+        // vLLM salvages the calls of an unparsable list part by part, and none from one part.
+        let message = if count.segments > 1 {
+            format!(
+                "the call list is not Python ({why}); only the calls that read whole in their \
+                 own part of it are kept, as vLLM salvages such a list"
+            )
+        } else {
+            out.requests.truncate(first_request);
+            out.diagnostics.truncate(first_diagnostic);
+            format!(
+                "the call list is not Python ({why}), so no call is read, as the references \
+                 (ast.parse) read none"
+            )
+        };
+        if count.segments <= 1 {
+            clean = 0;
+        }
+        error(out, DiagnosticCode::InvalidJson, message, place(at, at + 1));
+        if out.requests.len() == first_request {
+            out.content.truncate(content_len);
+            let block = text.get(block_span.start..block_span.end);
+            out.content.push_str(block.unwrap_or_default());
+            return 0;
+        }
+    }
+    // What follows the list in the reply: the scanner's block may end at its `]`.
+    let operand_at = end.and_then(|end| {
         let rest = text.get(base + end..)?;
         let next = rest.trim_start_matches([' ', '\t']);
-        next.starts_with(['(', '[']).then(|| {
-            (end + (rest.len() - next.len()), "the call list is called or indexed, which makes it part of an expression, so no call is read, as the references read none".to_owned())
-        })
+        next.starts_with(['(', '['])
+            .then_some(end + (rest.len() - next.len()))
     });
-    if let Some((at, message)) = refused {
+    if let Some(at) = operand_at {
         out.requests.truncate(first_request);
         out.diagnostics.truncate(first_diagnostic);
         out.content.truncate(content_len);
@@ -212,6 +234,7 @@ pub fn push_call_list(
             text.get(block_span.start..block_span.end)
                 .unwrap_or_default(),
         );
+        let message = "the call list is called or indexed, which makes it part of an expression, so no call is read, as the references read none".to_owned();
         error(out, DiagnosticCode::InvalidJson, message, place(at, at + 1));
         return 0;
     }
@@ -220,7 +243,7 @@ pub fn push_call_list(
     if let Some(rest) = end.and_then(|end| body.get(end..)) {
         out.content.push_str(rest);
     }
-    if end.is_some() && calls == 0 && errors == 0 {
+    if end.is_some() && count.calls == 0 && count.errors == 0 {
         warning(
             out,
             DiagnosticCode::StrayText,
@@ -229,6 +252,64 @@ pub fn push_call_list(
         );
     }
     clean
+}
+
+/// Pushes a call the list read: as a request when it stood whole in its part of the list,
+/// else as an error (it is part of an expression). 1 when it was read cleanly (a request with
+/// nothing read differently), else 0.
+fn settle(
+    out: &mut ParseOutput,
+    text: &str,
+    id: &str,
+    call: pylit::Call,
+    whole: bool,
+    place: impl Fn(usize, usize) -> Span,
+) -> usize {
+    if whole {
+        let clean = usize::from(call.notes.is_empty());
+        push_item(out, text, id, Ok(call), place);
+        clean
+    } else {
+        let message = format!(
+            "the call to '{}' is part of an expression (text follows its ')'), not an item of \
+             the list; it is not read",
+            call.name
+        );
+        let span = place(call.start, call.end);
+        error(out, DiagnosticCode::InvalidJson, message, span);
+        0
+    }
+}
+
+/// What the reader made of a list's items, counted as they pass.
+#[derive(Debug, Default)]
+struct ListCount {
+    calls: usize,
+    errors: usize,
+    /// The list's top-level parts: its items, less the text found after a call's `)`.
+    segments: usize,
+    /// An item the reader could not read as Python: the list may not be Python at all.
+    unreadable: bool,
+}
+
+impl ListCount {
+    fn add(&mut self, item: &Result<pylit::Call, pylit::Error>) {
+        if !matches!(item, Err(e) if e.kind == pylit::ErrorKind::AfterCall) {
+            self.segments += 1;
+        }
+        match item {
+            Ok(_) => self.calls += 1,
+            Err(e) => {
+                self.errors += 1;
+                self.unreadable |= matches!(
+                    e.kind,
+                    pylit::ErrorKind::Syntax
+                        | pylit::ErrorKind::NotACall
+                        | pylit::ErrorKind::AfterCall
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -355,20 +436,28 @@ mod tests {
     }
 
     #[test]
-    fn a_list_that_is_not_python_gives_no_call_but_a_bad_value_costs_one() {
-        // A bracket that does not match: `ast.parse` fails, the references read none.
+    fn a_list_that_is_not_python_keeps_only_the_calls_that_stand_whole() {
+        // Not Python (a bracket that does not match): as vLLM salvages it, part by part.
         let text = "[f(a=[1), g(b=2)] Thanks!";
         let out = parse(text);
-        assert!(out.requests.is_empty());
-        assert_eq!(out.content, text);
+        assert_eq!(calls(&out), vec![("g".to_owned(), json!({"b": 2}))]);
         assert!(out
             .diagnostics
             .iter()
-            .any(|d| d.severity == Severity::Error && d.message.contains("not Python")));
+            .any(|d| d.message.contains("not Python")));
+        // One part only: nothing is salvaged, the text stays content.
+        let text = "[f(a=[1, 2]))]";
+        let out = parse(text);
+        assert!(out.requests.is_empty());
+        assert_eq!(out.content, text);
+        assert!(out.has_errors());
         // A value Python reads but JSON cannot hold: that call alone is lost.
         let out = parse("[f(a=b'x'), g(b=2)] Thanks!");
         assert_eq!(calls(&out), vec![("g".to_owned(), json!({"b": 2}))]);
         assert_eq!(out.content, "Thanks!");
+        // A call inside an expression is not an item of the list.
+        let out = parse("[f(a=1), g(b=2) / h(c=3)]");
+        assert_eq!(calls(&out), vec![("f".to_owned(), json!({"a": 1}))]);
         // A list called like a function is an expression around the list.
         let text = "[f(a=1)]()";
         let out = parse(text);

@@ -74,6 +74,7 @@ impl<'a> Parser<'a> {
                         let sep = char::from(self.options.separator);
                         let mut error =
                             self.unexpected(&format!("'{sep}' or ']' after call {index}"));
+                        error.kind = ErrorKind::AfterCall;
                         match self.skip_element(self.pos) {
                             Some(at) => {
                                 error
@@ -255,17 +256,21 @@ impl<'a> Parser<'a> {
             }
             args.insert(key, value);
         }
-        if !self.options.ast_keywords && !notes.is_empty() {
+        // A positional argument costs the call: its value has no parameter name, and keeping the
+        // call without it would look like a success (vLLM's `handle_single_tool` rejects it).
+        let positional = notes
+            .iter()
+            .position(|note| note.kind == ErrorKind::PositionalArgument);
+        if let Some(at) = positional {
             // The call is read to its end, so the list goes on after it.
+            return Err(notes.swap_remove(at));
+        }
+        if !self.options.ast_keywords && !notes.is_empty() {
             return Err(notes.swap_remove(0));
         }
         for note in &mut notes {
-            note.message.push_str(match note.kind {
-                ErrorKind::PositionalArgument => {
-                    "; it is left out, as the references read only keyword arguments"
-                }
-                _ => "; the last value is kept, as the references keep it",
-            });
+            note.message
+                .push_str("; the last value is kept, as the references keep it");
         }
         Ok(Call {
             name: name.to_owned(),

@@ -47,12 +47,12 @@
 //! bad call is skipped and reading resumes at the next top-level `,`, so one bad call never
 //! hides the good ones around it.
 //!
-//! Read as vLLM's and SGLang's readers read them, with a warning ([`Call::notes`], with
-//! [`Options::ast_keywords`]; otherwise an error on that call): a repeated keyword
-//! argument keeps its last value (`ast.parse` accepts it, only the compiler rejects it, and vLLM
-//! and SGLang build the arguments from the keywords in order); a positional argument that is a
-//! literal is left out, as they read only the keywords (a JSON object of named arguments has no
-//! place for it). A positional argument that is not even a literal (`f(city)`) is an error.
+//! A repeated keyword argument keeps its last value, with a warning ([`Call::notes`], with
+//! [`Options::ast_keywords`]; otherwise an error on that call): `ast.parse` accepts it (only the
+//! compiler rejects it), and vLLM and SGLang build the arguments from the keywords in order. A
+//! positional argument costs its call: a JSON object of named arguments has no place for it, and
+//! vLLM's `handle_single_tool` now rejects it rather than drop the value silently (SGLang's
+//! detector still drops it and keeps the call).
 //!
 //! The reader is split by what it reads: this file holds the public entry points and the
 //! reader's state, [`calls`] call lists and calls, [`values`] containers, [`strings`] string
@@ -84,8 +84,11 @@ pub enum ErrorKind {
     NotACall,
     /// `f('x')`: the format needs `f(name='x')`.
     PositionalArgument,
-    /// `f(a=1, a=2)`: Python rejects it.
+    /// `f(a=1, a=2)`: `ast.parse` accepts it, Python's compiler rejects it.
     DuplicateArgument,
+    /// Text after a call's `)` that is neither the separator nor the list's end (`f()) ]`,
+    /// `f() g()`): the call itself read whole, but its part of the list did not.
+    AfterCall,
     /// Nested deeper than [`MAX_DEPTH`].
     TooDeep,
 }
@@ -144,9 +147,8 @@ pub struct Options {
     /// "keywords": {…}}`, the shape nexusraven-pip gives nested calls.
     pub nested_calls: bool,
     /// The reference builds the arguments from `ast`'s keywords (vLLM's and SGLang's pythonic
-    /// readers): a literal positional argument is left out and a repeated keyword keeps its last
-    /// value, each with a note ([`Call::notes`]). Without it, both cost the call, as where the
-    /// reference runs the call (`eval` with `**kwargs`) or keeps no such call.
+    /// readers): a repeated keyword keeps its last value, with a note ([`Call::notes`]).
+    /// Without it, it costs the call, as where the reference runs the call (`eval`).
     pub ast_keywords: bool,
 }
 
