@@ -106,10 +106,26 @@ impl Protocol for GptOss {
             return;
         }
         let (name, json) = match body.find(MESSAGE) {
-            Some(message) => (
-                name,
-                Span::new(block.body.start + message + MESSAGE.len(), block.body.end),
-            ),
+            Some(message) => {
+                let header = body.get(name_end..message).unwrap_or_default();
+                if let Some(extra) = header_leftover(header) {
+                    error(
+                        out,
+                        DiagnosticCode::StrayText,
+                        format!(
+                            "the header after '{name}' is '{extra}', more than harmony's channel \
+                             and content type (a function name ends at a space); the call is \
+                             skipped"
+                        ),
+                        block.span,
+                    );
+                    return;
+                }
+                (
+                    name,
+                    Span::new(block.body.start + message + MESSAGE.len(), block.body.end),
+                )
+            }
             None => match stripped_header(body) {
                 Some((name, start, end)) => (
                     name,
@@ -135,6 +151,40 @@ impl Protocol for GptOss {
 /// The content type harmony writes before a call's arguments (`<|constrain|>json`).
 const CONTENT_TYPE: &str = "json";
 const CONSTRAIN: &str = "<|constrain|>";
+
+/// The header between the function's name and `<|message|>` when it holds more than harmony's
+/// own parts (the channel, then one content type: `<|constrain|>json` or a bare `code`), as
+/// llama.cpp reads a header; `None` when it holds no more. `to=functions.Web Search <|constrain|>json`
+/// has two content types, `Search` and `json`: the name ends at the space, and llama.cpp reads
+/// no call from such a header.
+fn header_leftover(header: &str) -> Option<&str> {
+    let mut rest = header.trim_start();
+    let mut content_type_seen = false;
+    while !rest.is_empty() {
+        let word_end = |from: &str| {
+            from.find(|c: char| c.is_whitespace() || c == '<')
+                .unwrap_or(from.len())
+        };
+        if let Some(after) = rest.strip_prefix("<|channel|>") {
+            rest = &after[word_end(after)..];
+        } else if content_type_seen {
+            return Some(header.trim());
+        } else if let Some(after) = rest.strip_prefix(CONSTRAIN) {
+            rest = &after[word_end(after)..];
+            content_type_seen = true;
+        } else {
+            // A bare content type (`code`, `json`): one word.
+            let word = &rest[..word_end(rest)];
+            if word.is_empty() {
+                return Some(header.trim());
+            }
+            content_type_seen = true;
+            rest = &rest[word.len()..];
+        }
+        rest = rest.trim_start();
+    }
+    None
+}
 
 /// A call header whose special tokens were decoded away (`NAME json{…}`, `NAMEjson{…}`,
 /// `NAME {…}`): the function name and the span (in `body`) of the JSON object that follows
