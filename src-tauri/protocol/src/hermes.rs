@@ -195,6 +195,16 @@ impl Protocol for Hermes {
                     push_json_calls(out, text, object, block.span, ID, "the tag's body");
                 }
             }
+            // A tag around another of the format's tags (`<response><tools>{…}</tools>`, as
+            // Qwen2 served by mlx-omni-server writes): llama.cpp takes a tag only before
+            // `{"name"`, so it reads the inner one; so is it read here.
+            _ if opens_a_tag(body) => {
+                let mut inner = crate::framing::parse(self, body);
+                inner.shift(block.body.start);
+                out.requests.append(&mut inner.requests);
+                out.diagnostics.append(&mut inner.diagnostics);
+                out.content.push_str(&inner.content);
+            }
             // A tag around prose, not a call.
             _ => out.content.push_str(
                 text.get(block.span.start..block.span.end)
@@ -205,6 +215,17 @@ impl Protocol for Hermes {
 }
 
 const ID: &str = "hermes";
+
+/// Whether `body` starts with a tag that opens one of the format's call blocks.
+fn opens_a_tag(body: &str) -> bool {
+    let body = body.trim_start();
+    FRAMING.rules.iter().any(|rule| match rule.open {
+        crate::framing::Open::Marker(marker) if rule.kind == crate::framing::BlockKind::Call => {
+            body.starts_with(marker)
+        }
+        _ => false,
+    })
+}
 
 /// `{` then `"name"`: the body of a tag other than `<tool_call>` is a call only then, as in
 /// llama.cpp (`<tag>\s*\{\s*"name"`).

@@ -155,6 +155,18 @@ impl ParseOutput {
             .iter()
             .any(|d| d.severity == Severity::Error)
     }
+
+    /// Moves every span `by` bytes on: the output of a part of a reply parsed on its own (the
+    /// body of a tag around other tags), placed back where that part stands.
+    pub fn shift(&mut self, by: usize) {
+        let shifted = |span: Span| Span::new(span.start + by, span.end + by);
+        for request in &mut self.requests {
+            request.span = shifted(request.span);
+        }
+        for diagnostic in &mut self.diagnostics {
+            diagnostic.span = shifted(diagnostic.span);
+        }
+    }
 }
 
 /// "a string", "an object", ...: how messages name the kind of a JSON value.

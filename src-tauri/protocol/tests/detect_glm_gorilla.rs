@@ -91,8 +91,9 @@ fn other_formats_fixtures_are_not_claimed() {
     }
 }
 
-/// Id prefixes of the real-output cases written in these formats.
-const OUR_CASE_SOURCES: [&str; 3] = ["gorilla-", "chatglm3-", "glm4-"];
+/// Id prefixes of the real-output cases written in these formats (GLM-4-9B-0414's markerless
+/// `name` line then JSON, quoted in ml-explore/mlx-swift-lm issue 491, is glm4_chat's own).
+const OUR_CASE_SOURCES: [&str; 4] = ["gorilla-", "chatglm3-", "glm4-", "mlx-swift-lm-issue-491:"];
 
 /// Real outputs of other models written in one of these formats' shapes, which no format reads
 /// a call from: the label is the shape's, and there is no call to claim. DeepSeek-R1 1.5B wrote
