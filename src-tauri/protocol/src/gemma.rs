@@ -9,12 +9,17 @@
 //! `print(default_api.get_weather(city="Paris"))`. That module is only where the tools live,
 //! not part of their names (the declared functions have none): the call is read as
 //! `get_weather`. Other dotted names are kept as written (`pylit` keeps names exactly).
+//!
+//! A fence whose body is a Python list of calls (`[get_weather(city="Paris")]`, what Gemma 3
+//! writes when a community template asks for the pythonic list, as vLLM serves it with its
+//! `pythonic` parser) is read as that list ([`crate::pythonic::push_call_list`]).
 
 use crate::framing::{Block, Close, Framing, Rule, THINK};
 use crate::prompt::{function_definitions, result_value};
 use crate::pylines::push_call_lines;
 use crate::pylit;
-use crate::request::ParseOutput;
+use crate::pythonic::push_call_list;
+use crate::request::{ParseOutput, Span};
 use crate::result::ToolExecutionResult;
 use crate::{Protocol, ToolDefinitionInput};
 
@@ -76,9 +81,18 @@ impl Protocol for Gemma {
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let first = out.requests.len();
-        // Gemma's calls are code the client runs: a positional argument is valid there, and
-        // no JSON object of named arguments can hold it.
-        push_call_lines(out, text, block.body, self.id(), pylit::Options::default());
+        let body = block.body_text(text);
+        let lead = body.len() - body.trim_start().len();
+        if body.trim_start().starts_with('[') {
+            // A Python list of calls in the fence, as Gemma 3 writes when its prompt asks for
+            // the pythonic list (vLLM serves it with the `pythonic` parser).
+            let list = Span::new(block.body.start + lead, block.body.end);
+            push_call_list(out, text, list, block.span, self.id());
+        } else {
+            // Gemma's calls are code the client runs: a positional argument is valid there, and
+            // no JSON object of named arguments can hold it.
+            push_call_lines(out, text, block.body, self.id(), pylit::Options::default());
+        }
         for request in out.requests.iter_mut().skip(first) {
             if let Some(name) = without_namespace(&request.tool_name) {
                 request.tool_name = name.to_owned();
