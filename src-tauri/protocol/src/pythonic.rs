@@ -193,24 +193,24 @@ pub fn push_call_list(
     } else {
         None
     };
+    let before = Marks {
+        requests: first_request,
+        diagnostics: first_diagnostic,
+        content: content_len,
+    };
     if let Some((at, why)) = not_python {
         // vLLM salvages the calls of an unparsable list part by part, and none from one part.
-        let message = if count.segments > 1 {
-            format!(
-                "the call list is not Python ({why}); only the calls that read whole in their \
-                 own part of it are kept, as vLLM salvages such a list"
-            )
-        } else {
-            out.requests.truncate(first_request);
-            out.diagnostics.truncate(first_diagnostic);
-            format!(
+        if count.segments <= 1 {
+            let message = format!(
                 "the call list is not Python ({why}), so no call is read, as the references \
                  (ast.parse) read none"
-            )
-        };
-        if count.segments <= 1 {
-            clean = 0;
+            );
+            return refuse(out, text, before, block_span, message, place(at, at + 1));
         }
+        let message = format!(
+            "the call list is not Python ({why}); only the calls that read whole in their own \
+             part of it are kept, as vLLM salvages such a list"
+        );
         error(out, DiagnosticCode::InvalidJson, message, place(at, at + 1));
         if out.requests.len() == first_request {
             out.content.truncate(content_len);
@@ -227,16 +227,10 @@ pub fn push_call_list(
             .then_some(end + (rest.len() - next.len()))
     });
     if let Some(at) = operand_at {
-        out.requests.truncate(first_request);
-        out.diagnostics.truncate(first_diagnostic);
-        out.content.truncate(content_len);
-        out.content.push_str(
-            text.get(block_span.start..block_span.end)
-                .unwrap_or_default(),
-        );
-        let message = "the call list is called or indexed, which makes it part of an expression, so no call is read, as the references read none".to_owned();
-        error(out, DiagnosticCode::InvalidJson, message, place(at, at + 1));
-        return 0;
+        let message = "the call list is called or indexed, which makes it part of an \
+                       expression, so no call is read, as the references read none"
+            .to_owned();
+        return refuse(out, text, before, block_span, message, place(at, at + 1));
     }
     // The scanner counts brackets without pairing them, so after a mismatch its block can
     // run past the list's real end: what follows the list is prose again.
@@ -252,6 +246,33 @@ pub fn push_call_list(
         );
     }
     clean
+}
+
+/// How much of a [`ParseOutput`] was there before a list was read.
+#[derive(Debug, Clone, Copy)]
+struct Marks {
+    requests: usize,
+    diagnostics: usize,
+    content: usize,
+}
+
+/// Takes back what the list pushed since `before`, keeps the block as content and reports why
+/// it holds no call. Returns 0: no call read cleanly.
+fn refuse(
+    out: &mut ParseOutput,
+    text: &str,
+    before: Marks,
+    block_span: Span,
+    message: String,
+    span: Span,
+) -> usize {
+    out.requests.truncate(before.requests);
+    out.diagnostics.truncate(before.diagnostics);
+    out.content.truncate(before.content);
+    let block = text.get(block_span.start..block_span.end);
+    out.content.push_str(block.unwrap_or_default());
+    error(out, DiagnosticCode::InvalidJson, message, span);
+    0
 }
 
 /// Pushes a call the list read: as a request when it stood whole in its part of the list,
