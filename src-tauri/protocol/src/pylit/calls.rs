@@ -43,17 +43,8 @@ impl<'a> Parser<'a> {
                     }
                     error.message = format!("call {index}: {}", error.message);
                     // The reader is lost inside the call: skip to the next top-level separator.
-                    match self.skip_element(element_start) {
-                        Some(at) => {
-                            error.message.push_str("; the call is skipped");
-                            each(Err(error));
-                            self.pos = at;
-                        }
-                        None => {
-                            error.message.push_str("; the rest of the list is skipped");
-                            each(Err(error));
-                            return None;
-                        }
+                    if !self.skip_reporting(error, element_start, "the call", &mut each) {
+                        return None;
                     }
                 }
             }
@@ -75,23 +66,39 @@ impl<'a> Parser<'a> {
                         let mut error =
                             self.unexpected(&format!("'{sep}' or ']' after call {index}"));
                         error.kind = ErrorKind::AfterCall;
-                        match self.skip_element(self.pos) {
-                            Some(at) => {
-                                error
-                                    .message
-                                    .push_str("; the text up to the next call is skipped");
-                                each(Err(error));
-                                self.pos = at;
-                            }
-                            None => {
-                                error.message.push_str("; the rest of the list is skipped");
-                                each(Err(error));
-                                return None;
-                            }
+                        let skipped = "the text up to the next call";
+                        if !self.skip_reporting(error, self.pos, skipped, &mut each) {
+                            return None;
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Reports `error` and moves on to where the element at `from` ends, saying that `skipped`
+    /// is skipped; false when the text ends first (the rest of the list is skipped).
+    fn skip_reporting(
+        &mut self,
+        mut error: Error,
+        from: usize,
+        skipped: &str,
+        each: &mut impl FnMut(Result<Call, Error>),
+    ) -> bool {
+        let next = self.skip_element(from);
+        let what = if next.is_some() {
+            skipped
+        } else {
+            "the rest of the list"
+        };
+        error.message.push_str(&format!("; {what} is skipped"));
+        each(Err(error));
+        match next {
+            Some(at) => {
+                self.pos = at;
+                true
+            }
+            None => false,
         }
     }
 
