@@ -106,13 +106,7 @@ impl Protocol for Llama3Json {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        let mut out = String::new();
-        for result in results {
-            out.push_str("<|start_header_id|>ipython<|end_header_id|>\n\n");
-            out.push_str(&result_value(result).to_string());
-            out.push_str("<|eot_id|>");
-        }
-        out
+        ipython_turns(results)
     }
 
     fn framing(&self) -> Option<Framing> {
@@ -130,6 +124,18 @@ impl Protocol for Llama3Json {
 }
 
 const ID: &str = "llama3_json";
+
+/// Results as Llama 3's template feeds them back: one `ipython` turn each, the value as JSON.
+/// The pythonic format (Llama 3.2 / 4) returns results the same way.
+pub fn ipython_turns(results: &[ToolExecutionResult]) -> String {
+    let mut out = String::new();
+    for result in results {
+        out.push_str("<|start_header_id|>ipython<|end_header_id|>\n\n");
+        out.push_str(&result_value(result).to_string());
+        out.push_str("<|eot_id|>");
+    }
+    out
+}
 
 /// A call object the reply ends in (it never closes): when a complete call object starts inside
 /// it (`{"name": "f", "parameters": {{"name": "f", "parameters": {}}`, a model restarting its

@@ -32,7 +32,7 @@
 
 use crate::balanced::Syntax;
 use crate::framing::{Block, Close, Framing, Open, Rule, THINK};
-use crate::prompt::{function_definitions, result_value};
+use crate::prompt::function_definitions;
 use crate::pylit;
 use crate::request::ParseOutput;
 use crate::result::ToolExecutionResult;
@@ -99,13 +99,7 @@ impl Protocol for Pythonic {
     }
 
     fn format_tool_results(&self, results: &[ToolExecutionResult]) -> String {
-        let mut out = String::new();
-        for result in results {
-            out.push_str("<|start_header_id|>ipython<|end_header_id|>\n\n");
-            out.push_str(&result_value(result).to_string());
-            out.push_str("<|eot_id|>");
-        }
-        out
+        crate::llama3_json::ipython_turns(results)
     }
 
     fn framing(&self) -> Option<Framing> {
