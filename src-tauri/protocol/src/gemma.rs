@@ -82,8 +82,9 @@ impl Protocol for Gemma {
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
         let first = out.requests.len();
         let body = block.body_text(text);
-        let lead = body.len() - body.trim_start().len();
-        if body.trim_start().starts_with('[') {
+        let trimmed = body.trim_start();
+        if trimmed.starts_with('[') {
+            let lead = body.len() - trimmed.len();
             // A Python list of calls in the fence, as Gemma 3 writes when its prompt asks for
             // the pythonic list (vLLM serves it with the `pythonic` parser).
             let list = Span::new(block.body.start + lead, block.body.end);

@@ -266,8 +266,8 @@ pub fn call_id_at(bytes: &[u8], at: usize, marker: &str, eof: bool) -> Match {
 
 /// Whether the byte before `at` (whitespace skipped) leaves a `{` there standing on its own:
 /// the reply's start (or nothing but whitespace since `fresh_from`, where reasoning ended) or
-/// prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds
-/// that object) other than `</think>`, a list or object around it (`[`, `,`, `{`, `}`, a key's `":`), a Python
+/// prose, not a marker or tag (`]`, `|>`, `>`: a format of its own holds that object) other
+/// than `</think>`, a list or object around it (`[`, `,`, `{`, `}`, a key's `":`), a Python
 /// argument (`(`, `=`) or a `;`-separated call list a block already holds (Llama's
 /// `<|python_tag|>{…};{…}`).
 fn after_prose(bytes: &[u8], at: usize, fresh_from: usize) -> bool {
