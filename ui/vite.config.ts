@@ -24,5 +24,8 @@ export default defineConfig(({ mode }) => ({
     server: { deps: { inline: ["codemirror-json-schema"] } },
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
+    setupFiles: ["src/testing/setup.ts"],
+    // Above the waits' own limit (src/testing/setup.ts), so a slow wait fails with its message.
+    testTimeout: 20_000,
   },
 }));

@@ -226,143 +226,144 @@ export function installSourcesBackend(override: Record<string, Handler> = {}): S
     if (!found) throw new Error(`no server ${String(name)}`);
     return found;
   };
-  mockIPC(
-    (cmd, payload) => {
-      const args = (payload ?? {}) as Record<string, unknown>;
-      backend.calls.push({ cmd, args });
-      const replaced = override[cmd];
-      if (replaced) return replaced(args);
-      switch (cmd) {
-        case "mcp_servers":
-          return backend.servers;
-        case "mcp_add": {
-          const state = stateOf(args.config as McpServerConfig);
-          backend.servers = [...backend.servers, state];
-          return state;
-        }
-        case "mcp_update": {
-          const state = stateOf(args.config as McpServerConfig);
-          backend.servers = backend.servers.map((s) => (s.config.name === args.name ? state : s));
-          return state;
-        }
-        case "mcp_remove":
-          backend.servers = backend.servers.filter((s) => s.config.name !== args.name);
-          return null;
-        case "mcp_reconnect":
-        case "mcp_approve": {
-          const server = find(args.name);
-          server.status = { state: "connecting" };
-          return server;
-        }
-        case "mcp_log":
-          return backend.logs[String(args.name)] ?? [];
-        case "mcp_sign_in": {
-          const server = find(args.name);
-          server.status = { state: "ready", tools: 3, server: "tracker 1.0" };
-          server.signed_in = true;
-          return server;
-        }
-        case "mcp_cancel_sign_in": {
-          const server = find(args.name);
-          server.status = { state: "sign_in_required", reason: "the sign-in was cancelled" };
-          return null;
-        }
-        case "mcp_sign_out": {
-          const server = find(args.name);
-          server.status = { state: "sign_in_required", reason: "the server requires signing in" };
-          server.signed_in = false;
-          return server;
-        }
-        case "mcp_sign_in_steps":
-          return backend.steps[String(args.name)] ?? [];
-        case "mcp_import": {
-          const report: ImportReport = { servers: [], warnings: [] };
-          return report;
-        }
-        case "mcp_export":
-          return '{\n  "mcpServers": {}\n}';
-        case "http_tools":
-          return backend.http;
-        case "http_tool_read":
-          return backend.files[String(args.fileName)] ?? "";
-        case "http_tool_save":
-          backend.files[String(args.fileName)] = String(args.text);
-          return backend.http;
-        case "http_tool_delete":
-          backend.http = { ...backend.http, files: backend.http.files.filter((f) => f.file_name !== args.fileName) };
-          return backend.http;
-        case "wasm_tools":
-        case "wasm_reload":
-          return backend.wasm;
-        case "wasm_add_directory":
-          backend.wasm = addWasmDirectory(backend.wasm, String(args.path));
-          return backend.wasm;
-        case "wasm_remove_directory":
-          backend.wasm = removeWasmDirectory(backend.wasm, String(args.path));
-          return backend.wasm;
-        case "wasm_approve":
-          backend.wasm = approveWasmGrants(backend.wasm, String(args.key));
-          return backend.wasm;
-        case "imported_sets":
-          return backend.imported.map(summary);
-        case "imported_set": {
-          const set = backend.imported.find((i) => i.name === args.name);
-          if (!set) return commandError("source", `no imported set is named '${String(args.name)}'`);
-          return set;
-        }
-        case "imported_import": {
-          const set: ToolSet = {
-            ...structuredClone(BILLING),
-            name: String(args.name),
-            id: String(args.name).replace(/[^A-Za-z0-9._-]/g, "-"),
-            origin: String(args.origin),
-            mocks: {},
-          };
-          backend.imported = [...backend.imported.filter((i) => i.name !== set.name), set];
-          const report: SetImportReport = {
-            set: summary(set),
-            findings: [{ path: "/1/function", level: "error", message: "the definition has no `name`" }],
-            repeats_merged: 0,
-            replaced: false,
-            mocks_dropped: [],
-          };
-          return report;
-        }
-        case "imported_set_mock": {
-          const set = backend.imported.find((i) => i.name === args.name);
-          if (!set) return commandError("source", "no such set");
-          const others = Object.entries(set.mocks ?? {}).filter(([name]) => name !== args.definition);
-          set.mocks = Object.fromEntries(args.mock === null ? others : [...others, [String(args.definition), args.mock as Mock]]);
-          return null;
-        }
-        case "imported_remove":
-          backend.imported = backend.imported.filter((i) => i.name !== args.name);
-          return null;
-        case "endpoint_profiles":
-          return backend.profiles.map((name) => ({
-            name,
-            wire: "openai_chat",
-            base_url: "http://127.0.0.1:8000/v1",
-            model: "qwen",
-            key_source: "none",
-            key_env: null,
-          }));
-        case "get_settings":
-          return { sampling_profile: backend.samplingProfile };
-        case "set_sampling_profile": {
-          const profile = args.profile as string | null;
-          if (profile !== null && !backend.profiles.includes(profile)) {
-            return commandError("invalid_input", `no endpoint profile '${profile}': add it in the Agent pane first`);
-          }
-          backend.samplingProfile = profile;
-          return { sampling_profile: profile };
-        }
-        default:
-          throw new Error(`unexpected command ${cmd}`);
+  const answer = (cmd: string, payload: unknown): unknown => {
+    const args = (payload ?? {}) as Record<string, unknown>;
+    backend.calls.push({ cmd, args });
+    const replaced = override[cmd];
+    if (replaced) return replaced(args);
+    switch (cmd) {
+      case "mcp_servers":
+        return backend.servers;
+      case "mcp_add": {
+        const state = stateOf(args.config as McpServerConfig);
+        backend.servers = [...backend.servers, state];
+        return state;
       }
-    },
-    { shouldMockEvents: true },
-  );
+      case "mcp_update": {
+        const state = stateOf(args.config as McpServerConfig);
+        backend.servers = backend.servers.map((s) => (s.config.name === args.name ? state : s));
+        return state;
+      }
+      case "mcp_remove":
+        backend.servers = backend.servers.filter((s) => s.config.name !== args.name);
+        return null;
+      case "mcp_reconnect":
+      case "mcp_approve": {
+        const server = find(args.name);
+        server.status = { state: "connecting" };
+        return server;
+      }
+      case "mcp_log":
+        return backend.logs[String(args.name)] ?? [];
+      case "mcp_sign_in": {
+        const server = find(args.name);
+        server.status = { state: "ready", tools: 3, server: "tracker 1.0" };
+        server.signed_in = true;
+        return server;
+      }
+      case "mcp_cancel_sign_in": {
+        const server = find(args.name);
+        server.status = { state: "sign_in_required", reason: "the sign-in was cancelled" };
+        return null;
+      }
+      case "mcp_sign_out": {
+        const server = find(args.name);
+        server.status = { state: "sign_in_required", reason: "the server requires signing in" };
+        server.signed_in = false;
+        return server;
+      }
+      case "mcp_sign_in_steps":
+        return backend.steps[String(args.name)] ?? [];
+      case "mcp_import": {
+        const report: ImportReport = { servers: [], warnings: [] };
+        return report;
+      }
+      case "mcp_export":
+        return '{\n  "mcpServers": {}\n}';
+      case "http_tools":
+        return backend.http;
+      case "http_tool_read":
+        return backend.files[String(args.fileName)] ?? "";
+      case "http_tool_save":
+        backend.files[String(args.fileName)] = String(args.text);
+        return backend.http;
+      case "http_tool_delete":
+        backend.http = { ...backend.http, files: backend.http.files.filter((f) => f.file_name !== args.fileName) };
+        return backend.http;
+      case "wasm_tools":
+      case "wasm_reload":
+        return backend.wasm;
+      case "wasm_add_directory":
+        backend.wasm = addWasmDirectory(backend.wasm, String(args.path));
+        return backend.wasm;
+      case "wasm_remove_directory":
+        backend.wasm = removeWasmDirectory(backend.wasm, String(args.path));
+        return backend.wasm;
+      case "wasm_approve":
+        backend.wasm = approveWasmGrants(backend.wasm, String(args.key));
+        return backend.wasm;
+      case "imported_sets":
+        return backend.imported.map(summary);
+      case "imported_set": {
+        const set = backend.imported.find((i) => i.name === args.name);
+        if (!set) return commandError("source", `no imported set is named '${String(args.name)}'`);
+        return set;
+      }
+      case "imported_import": {
+        const set: ToolSet = {
+          ...structuredClone(BILLING),
+          name: String(args.name),
+          id: String(args.name).replace(/[^A-Za-z0-9._-]/g, "-"),
+          origin: String(args.origin),
+          mocks: {},
+        };
+        backend.imported = [...backend.imported.filter((i) => i.name !== set.name), set];
+        const report: SetImportReport = {
+          set: summary(set),
+          findings: [{ path: "/1/function", level: "error", message: "the definition has no `name`" }],
+          repeats_merged: 0,
+          replaced: false,
+          mocks_dropped: [],
+        };
+        return report;
+      }
+      case "imported_set_mock": {
+        const set = backend.imported.find((i) => i.name === args.name);
+        if (!set) return commandError("source", "no such set");
+        const others = Object.entries(set.mocks ?? {}).filter(([name]) => name !== args.definition);
+        set.mocks = Object.fromEntries(args.mock === null ? others : [...others, [String(args.definition), args.mock as Mock]]);
+        return null;
+      }
+      case "imported_remove":
+        backend.imported = backend.imported.filter((i) => i.name !== args.name);
+        return null;
+      case "endpoint_profiles":
+        return backend.profiles.map((name) => ({
+          name,
+          wire: "openai_chat",
+          base_url: "http://127.0.0.1:8000/v1",
+          model: "qwen",
+          key_source: "none",
+          key_env: null,
+        }));
+      case "get_settings":
+        return { sampling_profile: backend.samplingProfile };
+      case "set_sampling_profile": {
+        const profile = args.profile as string | null;
+        if (profile !== null && !backend.profiles.includes(profile)) {
+          return commandError("invalid_input", `no endpoint profile '${profile}': add it in the Agent pane first`);
+        }
+        backend.samplingProfile = profile;
+        return { sampling_profile: profile };
+      }
+      default:
+        throw new Error(`unexpected command ${cmd}`);
+    }
+  };
+  // The real IPC serialises every answer, so the pane never holds the backend's own objects:
+  // answering with them would let an in-place change reach the pane without a fetch (or hide a
+  // fetch behind an unchanged reference).
+  mockIPC(async (cmd, payload) => structuredClone(await answer(cmd, payload)), { shouldMockEvents: true });
   return backend;
 }
 
