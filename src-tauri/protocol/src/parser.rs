@@ -74,7 +74,8 @@ pub fn parse(
 
 /// Parses with each format whose signature occurs in the reply (one pass finds them) and
 /// keeps the best: calls found, then the more specific signature (the longest marker found; a
-/// leading bracket counts least), then fewest errors, then most calls, then priority order.
+/// leading bracket counts least), then fewest errors (where none finds a call, an error past a
+/// marker explains the reply), then most calls, then priority order.
 /// Any other format that also found calls is named in a warning instead of being dropped
 /// silently. A reply over 128 KiB is judged on its first 64 KiB when calls are found there.
 fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
@@ -159,11 +160,14 @@ fn rank_outcomes(
             (
                 no_calls,
                 std::cmp::Reverse(*specificity),
-                // Where no format finds a call, one that reads the reply without an error (as
-                // prose) fits it best; among those that report errors, how many says nothing
-                // about which the reply was written in: the first in priority order names it.
+                // Where no format finds a call: past a marker of its own, a format that says
+                // what is broken in the call it opens explains the reply better than one that
+                // reads it as prose (a call object that is not JSON); on a leading bracket
+                // alone, prose that a format reads without an error is the likelier reading.
+                // How many errors says nothing about which format the reply was written in:
+                // the first in priority order names it.
                 if no_calls {
-                    usize::from(errors(out) > 0)
+                    usize::from((errors(out) > 0) == (*specificity == 0))
                 } else {
                     errors(out)
                 },

@@ -233,3 +233,21 @@ fn a_reply_no_format_reads_is_named_by_priority_among_the_failing() {
         .iter()
         .all(|d| d.severity != toolscope_protocol::request::Severity::Error));
 }
+
+/// A call object whose values are not JSON (`"first Date": get_current_date ()`, DeepSeek-R1
+/// distill on Ollama, corpus case `ollama-issue-8517`) is read by no format; the label goes to
+/// a format that says why, not to one that reads the reply as prose and says nothing.
+#[test]
+fn a_broken_call_object_is_explained_rather_than_read_as_prose() {
+    let text = "</think>\n\n{\n \"name\": \"date_ difference\",\n \"parameters\": {\n  \"first Date\": get_current_date (),\n  \"last_Date\": birthdate ({user: \"Oliver\"})\n }\n}";
+    let report = parse(text, None);
+    assert!(report.requests.is_empty());
+    assert!(
+        report.diagnostics.iter().any(|d| d.code
+            == toolscope_protocol::request::DiagnosticCode::InvalidJson
+            && d.message.contains("line 4 column 17")),
+        "{}: {:?}",
+        report.format,
+        report.diagnostics
+    );
+}
