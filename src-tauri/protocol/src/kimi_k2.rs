@@ -29,12 +29,14 @@
 //! Every marker is a special token, so a server decoding with `skip_special_tokens` (the
 //! default in vLLM and SGLang, and in clients logging the text) leaves only the call id and its
 //! arguments: `functions.NAME:IDX{…}` (or with spaces around them). Such an id followed by a
-//! JSON object is a call, ending where the object closes. Inside a `<|tool_call_begin|>` block
-//! the argument token is still required (vLLM and SGLang skip such a call): the tokens are
-//! stripped all together or not at all.
+//! JSON object is a call, ending where the object closes. The tokens are stripped all together
+//! or not at all: inside a `<|tool_call_begin|>` block the argument token is still required
+//! (vLLM and SGLang skip such a call), and in a reply that holds any call token a bare id is
+//! the model's own text (K2.5 writing `functions.exec:5 {…}` after a real section), reported
+//! and not read, as the references read it.
 
 use crate::balanced::Syntax;
-use crate::calls::{arguments, error, parse_json, push_request, Call};
+use crate::calls::{arguments, error, parse_json, push_request, warning, Call};
 use crate::framing::{Block, Close, Framing, Open, Rule, THINK_MAY_START_OPEN};
 use crate::prompt::{each_result, function_definitions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -49,6 +51,8 @@ const SECTION_OPEN: &str = "<|tool_calls_section_begin|>";
 /// The call id's namespace, which opens a call whose special tokens were stripped.
 const STRIPPED_OPEN: &str = "functions.";
 const SECTION_OPEN_SINGULAR: &str = "<|tool_call_section_begin|>";
+/// How every call and section token starts: a reply holding one kept its special tokens.
+const TOKEN_START: &str = "<|tool_call";
 
 const FRAMING: Framing = Framing {
     rules: &[
@@ -120,6 +124,23 @@ impl Protocol for KimiK2 {
             FRAMING.rules.get(block.rule).map(|r| r.open),
             Some(Open::CallId(_))
         );
+        if stripped && text.contains(TOKEN_START) {
+            let id = text
+                .get(block.span.start..block.body.end)
+                .and_then(|t| t.split(|c: char| c == '{' || c.is_whitespace()).next())
+                .unwrap_or_default();
+            warning(
+                out,
+                DiagnosticCode::StrayText,
+                format!(
+                    "'{id}' comes without the call tokens in a reply that holds them, so no \
+                     server decoded them away: it is the model's text, not a call (vLLM and \
+                     SGLang read calls only between {CALL_OPEN} and {CALL_CLOSE})"
+                ),
+                block.span,
+            );
+            return;
+        }
         let id_from = if stripped {
             block.span.start
         } else {
