@@ -32,12 +32,15 @@ fn prose_mentioning_the_markers_is_not_claimed() {
         "GLM-5.3-Flash writes `<tool_call>name>{\"key\": 1}` for a call.",
         "K2 Horizon calls tools in `<ifm|tool_call>` blocks inside `<ifm|tool_calls>`.",
         "DeepSeek V4.1 writes `<｜DSML｜ calls>` and `<｜DSML｜ invoke name=\"f\">` tags.",
-        "```\nlike <｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"></｜GCML｜invoke></｜GCML｜tool_calls>\n```",
     ] {
         let report = detect(prose);
         assert!(report.requests.is_empty(), "{prose}: {:?}", report.requests);
         assert!(!report.has_errors(), "{prose}: {:?}", report.diagnostics);
     }
+    // In a fence, special tokens count mid-line too: a model emits them as token ids, not as
+    // code it types, and the reference parsers read them wherever they are.
+    let fenced = "```\nlike <｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"></｜GCML｜invoke></｜GCML｜tool_calls>\n```";
+    assert_eq!(detect(fenced).requests.len(), 1);
 }
 
 #[test]

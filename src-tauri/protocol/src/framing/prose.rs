@@ -13,7 +13,10 @@
 //!   starting with at least as many), a marker counts only at the start of a line (after
 //!   indentation). Models do wrap real calls in fences (llama.cpp's Hermes parser accepts
 //!   ```` ```xml ```` / ```` ```json ```` around `<tool_call>`), and such a call starts its line;
-//!   a marker in the middle of a code line (`print("<tool_call>")`) is code;
+//!   a marker in the middle of a code line (`print("<tool_call>")`) is code, unless it is
+//!   spelled as a special token (`<|action_start|>`, `<｜tool▁calls▁begin｜>`): the model
+//!   emits those as token ids, not as code text, and the reference parsers read them wherever
+//!   they are (InternLM2 behind placeholder text on a fenced line, as MindSearch ran it);
 //! - the fence's opening line is not inside it (`` ```json [TOOL_CALLS]…`` stays a call).
 //!
 //! Only prose is tracked: block bodies (a DeepSeek ```` ```json ```` inside its tokens, Gemma's
@@ -22,6 +25,14 @@
 //! rest of its line, so a marker after an unclosed backtick waits for the line's end (or the
 //! reply's): batch and streaming decide on the same bytes. Each byte is read a bounded number of
 //! times (the look-ahead resumes where it stopped and ends at the span's closer).
+
+/// Whether a marker spelled as a special token starts at `at`: `<|…|>` (or DeepSeek's
+/// full-width `<｜…｜>`). A model emits such a marker as one token id, never as code it types,
+/// so a fence does not make it code.
+fn special_token_at(bytes: &[u8], at: usize) -> bool {
+    let rest = &bytes[at..];
+    rest.starts_with(b"<|") || rest.starts_with("<\u{ff5c}".as_bytes())
+}
 
 /// Whether a marker at some position is quoted prose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +88,11 @@ impl Prose {
         if let Some(run) = self.inline {
             return self.inline_closes(bytes, at, run, eof);
         }
-        if self.fence.is_some() && !self.on_fence_line && !self.at_line_start(bytes, at) {
+        if self.fence.is_some()
+            && !self.on_fence_line
+            && !self.at_line_start(bytes, at)
+            && !special_token_at(bytes, at)
+        {
             return Quoted::Yes;
         }
         Quoted::No
