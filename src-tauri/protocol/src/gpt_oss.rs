@@ -19,6 +19,7 @@
 
 use crate::balanced::{value_end, Syntax};
 use crate::calls::{error, push_named_call};
+use crate::detect::{framing_signature, Signature};
 use crate::framing::{Block, Close, Framing, Rule};
 use crate::prompt::{each_result, result_value, typescript_functions};
 use crate::request::{DiagnosticCode, ParseOutput, Span};
@@ -28,6 +29,8 @@ use crate::{Protocol, ToolDefinitionInput};
 pub const RECIPIENT: &str = "to=functions.";
 pub const MESSAGE: &str = "<|message|>";
 pub const CALL: &str = "<|call|>";
+/// Opens every harmony message's channel name: only a harmony reply holds it.
+const CHANNEL: &str = "<|channel|>";
 
 const FRAMING: Framing = Framing {
     rules: &[
@@ -88,6 +91,14 @@ impl Protocol for GptOss {
 
     fn framing(&self) -> Option<Framing> {
         Some(FRAMING)
+    }
+
+    /// A harmony reply is gpt-oss's even without a call: its channel token names the format
+    /// (a final answer that is a JSON object is not a Llama 3 call that failed).
+    fn signature(&self) -> Signature {
+        let mut signature = framing_signature(self.framing());
+        signature.markers.push(CHANNEL);
+        signature
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {

@@ -93,3 +93,20 @@ fn auto_detect_gives_each_fixture_the_calls_of_its_format() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A harmony reply with no call is still gpt-oss's: its channel token names the format, so a
+/// final answer that is a JSON object (corpus case `vllm-issue-23694`) or a message to a tool
+/// outside `functions.` (`lmstudio-issue-1545`) is not labelled a Llama 3 reply.
+#[test]
+fn harmony_replies_without_a_call_are_labelled_gpt_oss() {
+    let set = ProtocolSet::standard();
+    for text in [
+        "<|channel|>analysis<|message|>Nothing to call.<|end|><|start|>assistant<|channel|>final<|message|>{\"issues\":[]}<|return|>",
+        "<|channel|>commentary to=exec<|constrain|>json<|message|>{\"command\":\"ls\"}",
+        "<|channel|>analysis<|message|>The user greets.<|end|><|start|>assistant<|channel|>final<|message|>Hello!",
+    ] {
+        let report = parser::parse(&set, text, None).expect("auto-detect");
+        assert_eq!(report.format, "gpt_oss", "{text}");
+        assert!(report.requests.is_empty(), "{text}");
+    }
+}
