@@ -185,7 +185,17 @@ mod tests {
             url,
             format!("http://127.0.0.1:{port}/callback?code=abc&state=xyz")
         );
-        assert!(TcpStream::connect(("127.0.0.1", port)).await.is_err());
+        // Closed: nothing of ours answers on the port any more. Another test's listener may
+        // be given the freed port, so a connection alone proves nothing; only our page would.
+        if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)).await {
+            let late = b"GET /callback?code=late&state=s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+            let mut response = String::new();
+            if stream.write_all(late).await.is_ok() {
+                let read = stream.read_to_string(&mut response);
+                let _ = tokio::time::timeout(Duration::from_secs(2), read).await;
+            }
+            assert!(!response.contains("Toolscope sign-in"), "{response}");
+        }
     }
 
     #[tokio::test]
