@@ -194,6 +194,9 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("deepseekv32", "deepseek_v32"), // DSML
     ("glm", "glm45"),                // Glm4MoeDetector
     ("minimax-m2", "minimax_m2"),
+    ("minimax-m3", "minimax_m3"), // MinimaxM3Detector
+    ("interns1", "internlm2"),    // InternlmDetector (Intern-S1): <|action_start|><|plugin|>
+    ("spark25", "glm45"),         // Spark25Detector: GLM's <tool_call>NAME<arg_key>… pairs
     ("apertus2509", "apertus"),
     // vLLM `hy_v3` / `hy_v4` (HYV3ToolParser, HYV4ToolParser): Tencent Hy3 / Hy4
     ("hy_v3", "hunyuan_v3"),

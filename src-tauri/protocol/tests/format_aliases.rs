@@ -63,6 +63,16 @@ fn reference_parser_names_parse_as_their_format() {
             "[get_weather(city='Paris')]",
             "pythonic",
         ),
+        (
+            "interns1",
+            "<|action_start|><|plugin|>\n{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}<|action_end|>",
+            "internlm2",
+        ),
+        (
+            "spark25",
+            "<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>Paris</arg_value>\n</tool_call>",
+            "glm45",
+        ),
     ] {
         let report = parser::parse(&set, reply, Some(name)).expect("alias is known");
         assert_eq!(report.format, format, "{name}");
