@@ -54,7 +54,9 @@ pub const V4_CLOSE: &str = "</｜DSML｜tool_calls>";
 /// DeepSeek V4.1's wrapper: the tag name starts with a space.
 pub const V41_OPEN: &str = "<｜DSML｜ calls>";
 pub const V41_CLOSE: &str = "</｜DSML｜ calls>";
-/// The index of V4.1's rule in [`FRAMING`]: its blocks use [`V41_MARKUP`].
+/// The indices of V4's and V4.1's rules in [`FRAMING`]: their blocks use [`V4_MARKUP`] and
+/// [`V41_MARKUP`].
+const V4_RULE: usize = 2;
 const V41_RULE: usize = 3;
 
 const FRAMING: Framing = Framing {
@@ -75,6 +77,12 @@ const MARKUP: Markup = Markup {
     style: TagStyle::Attributes,
     json_body: true,
     value_layout: ValueLayout::OneNewline,
+};
+
+/// DeepSeek V4's: the same tags in its own wrapper (named in diagnostics).
+const V4_MARKUP: Markup = Markup {
+    block: V4_OPEN,
+    ..MARKUP
 };
 
 /// DeepSeek V4.1's spellings of the same markup.
@@ -136,10 +144,10 @@ impl Protocol for DeepSeekV32 {
     }
 
     fn decode_block(&self, text: &str, block: &Block, out: &mut ParseOutput) {
-        let markup = if block.rule == V41_RULE {
-            &V41_MARKUP
-        } else {
-            &MARKUP
+        let markup = match block.rule {
+            V4_RULE => &V4_MARKUP,
+            V41_RULE => &V41_MARKUP,
+            _ => &MARKUP,
         };
         for invoke in decode_invokes(text, block, markup, out) {
             if let Some((args, untyped)) = typed_args(text, &invoke, out) {
