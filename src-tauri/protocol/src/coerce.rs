@@ -7,8 +7,8 @@
 //! a model that sends `"3"` for an integer made a mistake worth showing.
 //!
 //! How text becomes a value differs between the reference parsers, so each text format follows
-//! a [`ValueTyping`] policy: the one of the reference it mirrors (vLLM's Qwen3-Coder and GLM-4
-//! parsers type values their own way), or by default [`ValueTyping::JSON_LITERALS`].
+//! a [`ValueTyping`] policy: the one of the reference it mirrors (vLLM's Qwen3-Coder, GLM-4 and
+//! MiniMax-M2 parsers type values their own way), or by default [`ValueTyping::JSON_LITERALS`].
 
 use serde_json::{Map, Number, Value};
 
@@ -28,8 +28,8 @@ pub struct ValueTyping {
 pub enum Untyped {
     /// Kept as written.
     Text,
-    /// Kept as written, except `null` (any case), which is null.
-    TextOrNull,
+    /// Kept as written, except one of these words (any case), which is null.
+    TextOrNull(&'static [&'static str]),
     /// A whole JSON literal (`42`, `true`, `null`, `[1]`, `"x"`) becomes that literal; other
     /// text is kept.
     JsonLiteral,
@@ -52,15 +52,17 @@ pub enum Declared {
 /// The choices [`Declared::ByType`] leaves to the reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ByType {
-    /// `null` (any case) is null whatever the type, `string` included; otherwise only a type
-    /// list or union that allows `null` reads it so.
-    pub null_always: bool,
+    /// Words (any case) that are null whatever the type, `string` included; where there are
+    /// none, only a type list or union that allows `null` reads `null` so.
+    pub null_words: &'static [&'static str],
     /// `object` / `array` text that is not JSON is read as a Python literal (`{'a': True}`),
     /// and so is text of a type with no rule of its own.
     pub python_fallback: bool,
     /// A `boolean` that is neither `true` nor `false` (any case) is `false`; otherwise it is
     /// kept, for validation to report.
     pub other_booleans_false: bool,
+    /// A `boolean` may also be written `1` / `yes` / `on` and `0` / `no` / `off` (any case).
+    pub boolean_words: bool,
     /// An `integer` as Python's `int()` reads it: `3.0` stays text. Otherwise a whole `3.0` is
     /// an integer, as JSON Schema sees it. (vLLM also turns a whole `number` into an integer,
     /// `2.0` → `2`; a number keeps its form here, and compares equal by value.)
@@ -75,9 +77,10 @@ impl ValueTyping {
         without_schema: Untyped::JsonLiteral,
         undeclared: Untyped::Text,
         declared: Declared::ByType(ByType {
-            null_always: false,
+            null_words: &[],
             python_fallback: false,
             other_booleans_false: false,
+            boolean_words: false,
             python_numbers: false,
         }),
     };
@@ -87,12 +90,30 @@ impl ValueTyping {
     /// schema types stays text; `object` / `array` fall back from JSON to `ast.literal_eval`;
     /// a boolean that is not `true` is `false`.
     pub const QWEN3_CODER: Self = Self {
-        without_schema: Untyped::TextOrNull,
-        undeclared: Untyped::TextOrNull,
+        without_schema: Untyped::TextOrNull(NULL),
+        undeclared: Untyped::TextOrNull(NULL),
         declared: Declared::ByType(ByType {
-            null_always: true,
+            null_words: NULL,
             python_fallback: true,
             other_booleans_false: true,
+            boolean_words: false,
+            python_numbers: true,
+        }),
+    };
+
+    /// vLLM's `minimax_m2_tool_parser._convert_param_value_with_types` (SGLang's
+    /// `MinimaxM2Detector` types the same way): `null`, `none` and `nil` are null for any
+    /// type; a parameter no schema declares is a string, so its text stays text; declared
+    /// types convert by Python's `int()`, with `yes` / `on` / `1` as true and `no` / `off` /
+    /// `0` as false, objects and arrays from JSON.
+    pub const MINIMAX_M2: Self = Self {
+        without_schema: Untyped::TextOrNull(NULL_NONE_NIL),
+        undeclared: Untyped::TextOrNull(NULL_NONE_NIL),
+        declared: Declared::ByType(ByType {
+            null_words: NULL_NONE_NIL,
+            python_fallback: false,
+            other_booleans_false: false,
+            boolean_words: true,
             python_numbers: true,
         }),
     };
@@ -148,7 +169,13 @@ impl ValueTyping {
 const FORMATS: &[(&str, ValueTyping)] = &[
     ("qwen3_coder", ValueTyping::QWEN3_CODER),
     ("glm45", ValueTyping::GLM),
+    ("minimax_m2", ValueTyping::MINIMAX_M2),
 ];
+
+/// The words vLLM's Qwen3-Coder parser reads as null (`value.lower() == "null"`).
+const NULL: &[&str] = &["null"];
+/// The words vLLM's MiniMax-M2 parser reads as null.
+const NULL_NONE_NIL: &[&str] = &["null", "none", "nil"];
 
 /// Converts string arguments to the types their property schemas ask for
 /// ([`ValueTyping::JSON_LITERALS`]; a format's own policy is [`ValueTyping::of`]).
@@ -182,7 +209,7 @@ fn read_untyped(text: &str, rule: Untyped) -> Option<Value> {
     let trimmed = text.trim();
     match rule {
         Untyped::Text => None,
-        Untyped::TextOrNull => is_null_word(trimmed).then_some(Value::Null),
+        Untyped::TextOrNull(words) => is_null_word(trimmed, words).then_some(Value::Null),
         Untyped::JsonLiteral => serde_json::from_str(trimmed).ok(),
         Untyped::JsonOrPython => serde_json::from_str(trimmed)
             .ok()
@@ -190,9 +217,9 @@ fn read_untyped(text: &str, rule: Untyped) -> Option<Value> {
     }
 }
 
-/// `null` in any letter case, as vLLM's `value.lower() == "null"`.
-fn is_null_word(text: &str) -> bool {
-    text.eq_ignore_ascii_case("null")
+/// One of `words` in any letter case, as vLLM's `value.lower() in (…)`.
+fn is_null_word(text: &str, words: &[&str]) -> bool {
+    words.iter().any(|word| text.eq_ignore_ascii_case(word))
 }
 
 /// The types a property allows: its `type` (a name or a list), else those of its `anyOf` /
@@ -229,9 +256,7 @@ fn convert(text: &str, prop: &Value, rules: ByType) -> Option<Value> {
     let trimmed = text.trim();
     // A nullable value written `null` means null, even when it may also be a string (the
     // reference parsers read `null` first, whatever the type).
-    if (rules.null_always && is_null_word(trimmed))
-        || (types.contains(&"null") && trimmed == "null")
-    {
+    if is_null_word(trimmed, rules.null_words) || (types.contains(&"null") && trimmed == "null") {
         return Some(Value::Null);
     }
     if types.contains(&"string") {
@@ -259,6 +284,8 @@ fn convert(text: &str, prop: &Value, rules: ByType) -> Option<Value> {
         "boolean" => match trimmed.to_ascii_lowercase().as_str() {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
+            "1" | "yes" | "on" if rules.boolean_words => Some(Value::Bool(true)),
+            "0" | "no" | "off" if rules.boolean_words => Some(Value::Bool(false)),
             _ => rules.other_booleans_false.then_some(Value::Bool(false)),
         },
         "null" => (trimmed.is_empty() || trimmed == "null").then_some(Value::Null),

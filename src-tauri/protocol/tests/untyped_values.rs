@@ -1,8 +1,9 @@
 //! Typing of text values in the formats that carry every value as text (Qwen3-Coder, GLM-4.5,
 //! MiniMax-M2, Seed-OSS, Step-3, VCP), through `parser::type_arguments`. Each format types
 //! text as the reference parser it mirrors (`coerce::ValueTyping::of`): Qwen3-Coder as vLLM's
-//! `_convert_param_value`, GLM as vLLM's `_deserialize`, the others read a whole JSON literal
-//! as that literal without a schema and convert to the schema's types with one.
+//! `_convert_param_value`, GLM as vLLM's `_deserialize`, MiniMax-M2 as vLLM's
+//! `_convert_param_value_with_types`; the others read a whole JSON literal as that literal
+//! without a schema and convert to the schema's types with one.
 
 use std::path::Path;
 
@@ -60,13 +61,15 @@ fn without_a_schema_each_format_reads_text_as_its_reference_does() {
                    "stops": ["Paris", "Lyon"], "zip": "01234", "date": "2025-12-24",
                    "city": "Rome"}),
         ),
-        // The others: a whole JSON literal becomes that literal.
+        // vLLM's MiniMax-M2 parser: a parameter no schema declares is a string; only `null`,
+        // `none` and `nil` are null.
         (
             "minimax_m2",
             "10_json_literal_values_untyped.txt",
-            json!({"query": ["rust", "tokio"], "limit": 5, "safe": true,
-                   "filters": {"lang": "en"}, "site": null, "region": "us"}),
+            json!({"query": "[\"rust\", \"tokio\"]", "limit": "5", "safe": "true",
+                   "filters": "{\"lang\": \"en\"}", "site": null, "region": "us"}),
         ),
+        // The others: a whole JSON literal becomes that literal.
         (
             "seed_oss",
             "09_json_literal_values_untyped.txt",
@@ -137,24 +140,22 @@ fn glm_reads_every_value_not_declared_a_string() {
 #[test]
 fn by_default_a_schema_decides_over_the_literal_reading() {
     let schema = json!({"type": "object", "properties": {
-        "limit": {"type": "string"}, "safe": {"type": "boolean"},
-        "site": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-        "query": {"type": "object"}
+        "days": {"type": "string"}, "metric": {"type": "boolean"},
+        "fields": {"type": "object"}
     }});
     let args = typed(
-        "minimax_m2",
-        "10_json_literal_values_untyped.txt",
+        "step3",
+        "08_value_whitespace_and_literals.txt",
         Some(schema),
     );
-    assert_eq!(args["limit"], "5", "a string property keeps its text");
-    assert_eq!(args["safe"], true);
-    assert_eq!(args["site"], Value::Null, "nullable: null is null");
+    assert_eq!(args["days"], "3", "a string property keeps its text");
+    assert_eq!(args["metric"], true);
     assert_eq!(
-        args["query"], "[\"rust\", \"tokio\"]",
+        args["fields"], "[\"temp\", \"rain\"]",
         "not an object: left for validation"
     );
     assert_eq!(
-        args["filters"], "{\"lang\": \"en\"}",
+        args["location"], "Paris",
         "no property: the schema says nothing"
     );
 }

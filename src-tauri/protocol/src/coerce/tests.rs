@@ -102,14 +102,8 @@ fn typed_as(typing: ValueTyping, args: Value, schema: Option<Value>) -> Value {
 fn formats_name_their_policy_and_the_rest_read_json_literals() {
     assert_eq!(ValueTyping::of("qwen3_coder"), ValueTyping::QWEN3_CODER);
     assert_eq!(ValueTyping::of("glm45"), ValueTyping::GLM);
-    for other in [
-        "minimax_m2",
-        "seed_oss",
-        "step3",
-        "vcp",
-        "deepseek_v32",
-        "nope",
-    ] {
+    assert_eq!(ValueTyping::of("minimax_m2"), ValueTyping::MINIMAX_M2);
+    for other in ["seed_oss", "step3", "vcp", "deepseek_v32", "nope"] {
         assert_eq!(
             ValueTyping::of(other),
             ValueTyping::JSON_LITERALS,
@@ -145,6 +139,33 @@ fn qwen3_coder_follows_vllm_convert_param_value() {
         None,
     );
     assert_eq!(out, json!({"n": "42", "t": "true", "z": null}));
+}
+
+#[test]
+fn minimax_m2_follows_vllm_convert_param_value_with_types() {
+    let schema = json!({"properties": {
+        "s": {"type": "string"}, "b": {"type": "boolean"}, "off": {"type": "boolean"},
+        "i": {"type": "integer"}, "whole": {"type": "integer"}, "o": {"type": "object"},
+        "either": {"type": ["integer", "string"]}
+    }});
+    let out = typed_as(
+        ValueTyping::MINIMAX_M2,
+        json!({"s": "None", "b": "yes", "off": "0", "i": "42", "whole": "3.0",
+               "o": "{\"a\": 1}", "either": "x", "extra": "42", "gone": "nil"}),
+        Some(schema),
+    );
+    assert_eq!(
+        out,
+        json!({"s": null, "b": true, "off": false, "i": 42, "whole": "3.0", "o": {"a": 1},
+               "either": "x", "extra": "42", "gone": null})
+    );
+    // No schema: every parameter is a string to the reference; only the null words are read.
+    let out = typed_as(
+        ValueTyping::MINIMAX_M2,
+        json!({"n": "5", "t": "true", "l": "[1]", "z": "NIL"}),
+        None,
+    );
+    assert_eq!(out, json!({"n": "5", "t": "true", "l": "[1]", "z": null}));
 }
 
 #[test]
