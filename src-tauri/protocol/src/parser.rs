@@ -103,7 +103,9 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
         .iter()
         .map(|(p, _)| parse_guarded(p.as_ref(), text))
         .collect();
-    match rank_outcomes(&candidates, &outcomes) {
+    match rank_outcomes(&candidates, &outcomes)
+        .filter(|(chosen, _)| names_the_reply(&outcomes[*chosen], candidates[*chosen].1))
+    {
         Some((chosen, also)) => {
             let id = candidates[chosen].0.id();
             let output = outcomes.into_iter().nth(chosen).unwrap_or_default();
@@ -118,6 +120,14 @@ fn detect(protocols: &ProtocolSet, text: &str) -> ParseReport {
             },
         ),
     }
+}
+
+/// Whether a winning format's reading names the reply's format: it found a call, said what
+/// is wrong, or matched more than the reply's leading shape. A format whose only evidence is how
+/// the reply starts (a bracket, a name and a parenthesis) and that reads nothing from it and
+/// says nothing has not recognised it: the reply is prose in no format.
+fn names_the_reply(output: &ParseOutput, specificity: usize) -> bool {
+    !output.requests.is_empty() || !output.diagnostics.is_empty() || specificity > 0
 }
 
 /// Bytes of a long reply that auto-detect ranks the candidate formats on.
