@@ -5,7 +5,7 @@
  * re-run or export the persisted run history. Calls from other panes arrive as workbench drafts.
  */
 import { deepEquals, type ErrorSchema } from "@rjsf/utils";
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from "react";
 
 import type { HistorySummary } from "../../lib/ipc";
 import { Timed } from "../../lib/renderProfile";
@@ -131,7 +131,9 @@ export function ExecutorPane({ active }: { active: boolean }) {
 
   // Keyboard: Ctrl/Cmd+Enter runs, Esc cancels — only while this pane is shown.
   const keys = useRef({ start, cancel: run.cancel, running: run.running !== null, asking: run.confirmation !== null });
-  useEffect(() => {
+  // Synced as the render commits, not in a passive effect after it: Esc pressed as soon as the
+  // Cancel button shows must already see the run (a passive effect may run a frame later).
+  useLayoutEffect(() => {
     keys.current = { start, cancel: run.cancel, running: run.running !== null, asking: run.confirmation !== null };
   });
   useEffect(() => {
