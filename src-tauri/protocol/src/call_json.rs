@@ -171,9 +171,24 @@ impl CallFields {
             }
             // LocalAI's grammar mode names the function under "function" beside "arguments"
             // (`{"arguments": {…}, "function": "get_weather"}`, `ParseFunctionCall` with its
-            // `function_name_key`). Only beside arguments, as LocalAI skips an object without
-            // them, and only without a name key, which says more.
-            Some(name @ Value::String(_)) if self.arguments.is_some() => Some(name),
+            // `function_name_key`), and BFCL's Meerkat handler decodes `{"function": …,
+            // "parameters": …}`. Only beside those two, as LocalAI skips an object without
+            // arguments (no reference pairs it with "args" or "input"), and only without a
+            // name key, which says more.
+            Some(name @ Value::String(_)) if matches!(self.arguments, Some((0 | 1, _))) => {
+                Some(name)
+            }
+            Some(Value::String(_)) => {
+                if self.name.is_none() {
+                    return Err((
+                        DiagnosticCode::MissingToolName,
+                        "the call has no \"name\" (a \"function\" string names a call only \
+                         beside \"arguments\" or \"parameters\"); it is skipped"
+                            .to_owned(),
+                    ));
+                }
+                None
+            }
             _ => None,
         };
         let (_, name) = self.name.or(function_name.map(|name| (0, name))).ok_or((
@@ -423,6 +438,13 @@ mod tests {
         // A name key says more than the function string.
         let read = call(r#"{"function": "other", "name": "get_forecast", "arguments": {}}"#);
         assert_eq!(read.map(|c| c.name), Ok("get_forecast".to_owned()));
+        // Beside another arguments key it is no call either: no reference pairs them (an
+        // agent's `{"function": "Read", "args": {…}}` in a hermes block, vLLM reads none).
+        let read = call(r#"{"function": "Read", "args": {"file_path": "a"}}"#);
+        assert_eq!(
+            read.map_err(|(code, _)| code),
+            Err(DiagnosticCode::MissingToolName)
+        );
         // Without arguments a function string is no call (LocalAI skips the object too).
         let read = call(r#"{"function": "get_forecast", "reason": "x"}"#);
         assert_eq!(
