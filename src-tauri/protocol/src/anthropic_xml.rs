@@ -32,7 +32,9 @@
 //! Deliberate differences and limits: OLMo 3 also writes `<function_calls>`, with Python call
 //! lines inside (`olmo3`); a block whose body is Python lines is that format's (reported here,
 //! no call). A MiniMax-M2 block (`<minimax:tool_call>`, the same invokes) is MiniMax-M2's: it is
-//! skipped here with a warning, so a MiniMax reply is not read twice.
+//! skipped here with a warning, so a MiniMax reply is not read twice; so are bare invokes that
+//! end at `</minimax:tool_call>` (MiniMax-M2.7 leaving its opener out, which MiniMax's parsers
+//! in vLLM, SGLang and llama.cpp read no call from).
 //!
 //! The older Claude 2.1 tool-use beta layout (`<invoke><tool_name>X</tool_name><parameters>
 //! <k>v</k></parameters></invoke>`, from Anthropic's `anthropic-tools` SDK and LangChain's
@@ -186,6 +188,17 @@ impl Protocol for AnthropicXml {
                         .unwrap_or_default(),
                 );
             }
+            BARE_INVOKE_RULE if closed_by_minimax(text, block.span.end) => warning(
+                out,
+                DiagnosticCode::StrayText,
+                format!(
+                    "this invoke is followed by '{}' without its opener: MiniMax-M2's block \
+                     with '{}' lost, which MiniMax's parsers read no call from; it is skipped",
+                    crate::minimax_m2::CLOSE,
+                    crate::minimax_m2::OPEN
+                ),
+                block.span,
+            ),
             BARE_INVOKE_RULE => {
                 // The whole element is the invoke: the scanner's body starts inside its tag.
                 let element = Block {
@@ -208,6 +221,25 @@ impl Protocol for AnthropicXml {
             ),
             _ => {}
         }
+    }
+}
+
+/// Whether the invokes from `at` on (whitespace and further bare invokes between) end at
+/// MiniMax-M2's closing tag: a MiniMax block whose opening tag the model left out, not a
+/// leaked Claude call (MiniMax-M2.7 in agent exports writes exactly this).
+fn closed_by_minimax(text: &str, mut at: usize) -> bool {
+    loop {
+        let rest = text.get(at..).unwrap_or_default().trim_start();
+        if rest.starts_with(crate::minimax_m2::CLOSE) {
+            return true;
+        }
+        if !rest.starts_with(BARE_INVOKE) {
+            return false;
+        }
+        let Some(end) = rest.find(INVOKE_CLOSE) else {
+            return false;
+        };
+        at = text.len() - rest.len() + end + INVOKE_CLOSE.len();
     }
 }
 
@@ -277,5 +309,10 @@ mod tests {
         assert_eq!(summary(&AnthropicXml, olmo)["calls"], json!([]));
         let minimax = "<minimax:tool_call>\n<invoke name=\"f\">\n</invoke>\n</minimax:tool_call>";
         assert_eq!(summary(&AnthropicXml, minimax)["calls"], json!([]));
+        // Its invokes with the opener left out, closed by MiniMax's tag: still MiniMax's.
+        let opener_lost = "Let me check.\n\n<invoke name=\"f\">\n</invoke>\n<invoke name=\"g\">\n</invoke>\n</minimax:tool_call>";
+        let read = summary(&AnthropicXml, opener_lost);
+        assert_eq!(read["calls"], json!([]));
+        assert_eq!(read["diagnostics"].as_array().map(Vec::len), Some(2));
     }
 }
