@@ -7,8 +7,9 @@
 //! a model that sends `"3"` for an integer made a mistake worth showing.
 //!
 //! How text becomes a value differs between the reference parsers, so each text format follows
-//! a [`ValueTyping`] policy: the one of the reference it mirrors (vLLM's Qwen3-Coder, GLM-4 and
-//! MiniMax-M2 parsers type values their own way), or by default [`ValueTyping::JSON_LITERALS`].
+//! a [`ValueTyping`] policy: the one of the reference it mirrors (vLLM's and SGLang's
+//! Qwen3-Coder, Seed-OSS, GLM-4, MiniCPM5 and MiniMax parsers type values their own way), or by
+//! default [`ValueTyping::JSON_LITERALS`].
 
 use serde_json::{Map, Number, Value};
 
@@ -127,6 +128,22 @@ impl ValueTyping {
         declared: Declared::UnlessString,
     };
 
+    /// SGLang's `MinimaxM3Detector._convert_leaf_value` (vLLM's M3 parser agrees on typed
+    /// values): text no schema types stays text, with no null words (M3 dropped M2's
+    /// `none` / `nil`); declared types convert by Python's `int()`, with `yes` / `on` / `1` and
+    /// `no` / `off` / `0` for booleans; objects and arrays from JSON.
+    pub const MINIMAX_M3: Self = Self {
+        without_schema: Untyped::Text,
+        undeclared: Untyped::Text,
+        declared: Declared::ByType(ByType {
+            null_words: &[],
+            python_fallback: false,
+            other_booleans_false: false,
+            boolean_words: true,
+            python_numbers: true,
+        }),
+    };
+
     /// The policy of the format with id `format` (a request's `format`): the formats whose
     /// reference types text its own way are listed in [`FORMATS`]; any other reads JSON
     /// literals.
@@ -168,8 +185,16 @@ impl ValueTyping {
 /// Formats whose reference parser types text values its own way, by format id.
 const FORMATS: &[(&str, ValueTyping)] = &[
     ("qwen3_coder", ValueTyping::QWEN3_CODER),
+    // vLLM's `seed_oss_tool_parser` and SGLang's `SeedOssDetector` copy Qwen3-Coder's
+    // `convert_param_value` (vLLM's newer parser engine types by schema alone; we follow the
+    // parser both stacks ship for the format).
+    ("seed_oss", ValueTyping::QWEN3_CODER),
     ("glm45", ValueTyping::GLM),
+    // vLLM's `minicpm5xml_tool_parser` and SGLang's `MiniCPM5Detector`: text for a `string`
+    // property, JSON then a Python literal for any other.
+    ("minicpm5_xml", ValueTyping::GLM),
     ("minimax_m2", ValueTyping::MINIMAX_M2),
+    ("minimax_m3", ValueTyping::MINIMAX_M3),
 ];
 
 /// The words vLLM's Qwen3-Coder parser reads as null (`value.lower() == "null"`).

@@ -1,8 +1,8 @@
 //! Typing of text values in the formats that carry every value as text (Qwen3-Coder, GLM-4.5,
 //! MiniMax-M2, Seed-OSS, Step-3, VCP), through `parser::type_arguments`. Each format types
 //! text as the reference parser it mirrors (`coerce::ValueTyping::of`): Qwen3-Coder as vLLM's
-//! `_convert_param_value`, GLM as vLLM's `_deserialize`, MiniMax-M2 as vLLM's
-//! `_convert_param_value_with_types`; the others read a whole JSON literal as that literal
+//! `_convert_param_value` (Seed-OSS too), GLM as vLLM's `_deserialize` (MiniCPM5 too),
+//! MiniMax-M2 as vLLM's `_convert_param_value_with_types`; the others read a whole JSON literal as that literal
 //! without a schema and convert to the schema's types with one.
 
 use std::path::Path;
@@ -69,13 +69,14 @@ fn without_a_schema_each_format_reads_text_as_its_reference_does() {
             json!({"query": "[\"rust\", \"tokio\"]", "limit": "5", "safe": "true",
                    "filters": "{\"lang\": \"en\"}", "site": null, "region": "us"}),
         ),
-        // The others: a whole JSON literal becomes that literal.
+        // vLLM's and SGLang's Seed-OSS parsers copy Qwen3-Coder's: text stays text.
         (
             "seed_oss",
             "09_json_literal_values_untyped.txt",
-            json!({"location": "San Francisco", "days": 3, "hourly": false,
-                   "fields": ["temp", "wind"]}),
+            json!({"location": "San Francisco", "days": "3", "hourly": "false",
+                   "fields": "[\"temp\", \"wind\"]"}),
         ),
+        // The others: a whole JSON literal becomes that literal.
         (
             "step3",
             "08_value_whitespace_and_literals.txt",

@@ -103,7 +103,10 @@ fn formats_name_their_policy_and_the_rest_read_json_literals() {
     assert_eq!(ValueTyping::of("qwen3_coder"), ValueTyping::QWEN3_CODER);
     assert_eq!(ValueTyping::of("glm45"), ValueTyping::GLM);
     assert_eq!(ValueTyping::of("minimax_m2"), ValueTyping::MINIMAX_M2);
-    for other in ["seed_oss", "step3", "vcp", "deepseek_v32", "nope"] {
+    assert_eq!(ValueTyping::of("minimax_m3"), ValueTyping::MINIMAX_M3);
+    assert_eq!(ValueTyping::of("seed_oss"), ValueTyping::QWEN3_CODER);
+    assert_eq!(ValueTyping::of("minicpm5_xml"), ValueTyping::GLM);
+    for other in ["step3", "vcp", "deepseek_v32", "nope"] {
         assert_eq!(
             ValueTyping::of(other),
             ValueTyping::JSON_LITERALS,
