@@ -176,7 +176,7 @@ fn header_leftover(header: &str) -> Option<&str> {
             from.find(|c: char| c.is_whitespace() || c == '<')
                 .unwrap_or(from.len())
         };
-        if let Some(after) = rest.strip_prefix("<|channel|>") {
+        if let Some(after) = rest.strip_prefix(CHANNEL) {
             rest = &after[word_end(after)..];
         } else if content_type_seen {
             return Some(header.trim());
